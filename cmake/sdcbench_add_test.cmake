@@ -1,0 +1,17 @@
+# sdcbench_add_test(NAME SOURCES... LABELS l1 [l2...] [TIMEOUT s])
+# One GoogleTest executable per test file, registered with ctest under its
+# labels (unit, golden, slow, cli). `ctest -L unit` runs one tier.
+function(sdcbench_add_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE sdcbench_core GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    SDCBENCH_BINARY="$<TARGET_FILE:sdcbench>"
+    SDCBENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/tests")
+  add_dependencies(${name} sdcbench)
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+endfunction()

@@ -1,0 +1,86 @@
+#include "harness/ground_truth/exact_dot.hpp"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+
+namespace sdc {
+namespace {
+
+// Per-thread scratch: product terms at 106 bits and pointer array for mpfr_sum.
+struct dot_scratch {
+  std::deque<__mpfr_struct> terms;  // deque: elements never move
+  std::vector<mpfr_ptr> ptrs;
+  void reserve(size_t n) {
+    while (terms.size() < n) {
+      terms.emplace_back();
+      mpfr_init2(&terms.back(), 106);
+    }
+    ptrs.resize(terms.size());
+    for (size_t i = 0; i < terms.size(); ++i) ptrs[i] = &terms[i];
+  }
+  ~dot_scratch() {
+    for (auto& t : terms) mpfr_clear(&t);
+  }
+};
+thread_local dot_scratch t_scratch;
+
+template <class T>
+void exact_dot_impl(mpfr_ptr out, const T* a, int64_t sa, const T* b, int64_t sb, int64_t n) {
+  t_scratch.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i) {
+    mpfr_set_d(&t_scratch.terms[size_t(i)], double(a[i * sa]), MPFR_RNDN);  // exact: 53 <= 106 bits
+    mpfr_mul_d(&t_scratch.terms[size_t(i)], &t_scratch.terms[size_t(i)], double(b[i * sb]), MPFR_RNDN);  // exact
+  }
+  mpfr_sum(out, t_scratch.ptrs.data(), (unsigned long)n, MPFR_RNDN);
+}
+
+}  // namespace
+
+void exact_dot(mpfr_ptr out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n) {
+  exact_dot_impl(out, a, sa, b, sb, n);
+}
+void exact_dot(mpfr_ptr out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n) {
+  exact_dot_impl(out, a, sa, b, sb, n);
+}
+
+void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n) {
+  t_scratch.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i) mpfr_set_d(&t_scratch.terms[size_t(i)], x[i * sx], MPFR_RNDN);
+  mpfr_sum(out, t_scratch.ptrs.data(), (unsigned long)n, MPFR_RNDN);
+}
+
+const char* significance_name(significance s) {
+  switch (s) {
+    case significance::masked: return "masked";
+    case significance::within_noise: return "within_noise";
+    case significance::small: return "small";
+    case significance::large: return "large";
+  }
+  return "?";
+}
+
+element_error classify_element(const format& out_fmt, mpfr_srcptr exact, double clean, double faulty) {
+  element_error e;
+  e.exact = mpfr_get_d(exact, MPFR_RNDN);
+  mp_value diff;
+  auto abs_err = [&](double x) {
+    if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
+    mpfr_set_d(diff.get(), x, MPFR_RNDN);
+    mpfr_sub(diff.get(), diff.get(), exact, MPFR_RNDN);
+    return std::fabs(mpfr_get_d(diff.get(), MPFR_RNDN));
+  };
+  const double err = abs_err(faulty);
+  e.noise = abs_err(clean);
+  const double mag = std::fabs(e.exact);
+  e.err_ulps = err / ulp_of(out_fmt, e.exact);
+  e.err_rel = mag > 0 ? err / mag : (err > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  const bool same_bits = std::isnan(clean) ? std::isnan(faulty) : (faulty == clean && std::signbit(faulty) == std::signbit(clean));
+  if (same_bits) e.band = significance::masked;
+  else if (err <= std::max(e.noise, out_fmt.unit_roundoff() * mag)) e.band = significance::within_noise;
+  else if (e.err_rel <= k_small_fault_rel) e.band = significance::small;
+  else e.band = significance::large;
+  return e;
+}
+
+}  // namespace sdc

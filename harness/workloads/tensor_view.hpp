@@ -1,0 +1,60 @@
+// A typed view of one tensor of a workload: where injectors read and write the
+// bits of one element. bf16/fp16/fp8 values are held exactly in float, so the
+// bits of an element are those of its value encoded in its format.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "harness/formats/format.hpp"
+#include "harness/formats/narrow_fp32.hpp"
+
+namespace sdc {
+
+struct tensor_view {
+  const format* fmt = nullptr;
+  void* data = nullptr;
+  int64_t rows = 0, cols = 0;  // a vector is rows = 1
+
+  int64_t size() const { return rows * cols; }
+
+  uint64_t bits_at(int64_t i) const {
+    switch (fmt->storage) {
+      case storage_type::f64: return std::bit_cast<uint64_t>(static_cast<const double*>(data)[i]);
+      case storage_type::f32: {
+        const float v = static_cast<const float*>(data)[i];
+        if (fmt->bits == 32) return std::bit_cast<uint32_t>(v);
+        if (fmt == &bf16()) return bf16_from_fp32(v);
+        if (fmt == &fp16()) return fp16_from_fp32(v);
+        return encode(*fmt, double(v));
+      }
+      case storage_type::s8: return uint8_t(static_cast<const int8_t*>(data)[i]);
+      case storage_type::u8: return static_cast<const uint8_t*>(data)[i];
+      case storage_type::s32: return uint32_t(static_cast<const int32_t*>(data)[i]);
+    }
+    return 0;
+  }
+
+  void set_bits(int64_t i, uint64_t b) const {
+    b &= fmt->mask();
+    switch (fmt->storage) {
+      case storage_type::f64: static_cast<double*>(data)[i] = std::bit_cast<double>(b); return;
+      case storage_type::f32: {
+        float v;
+        if (fmt->bits == 32) v = std::bit_cast<float>(uint32_t(b));
+        else if (fmt == &bf16()) v = fp32_from_bf16(uint16_t(b));
+        else if (fmt == &fp16()) v = fp32_from_fp16(uint16_t(b));
+        else v = float(decode(*fmt, b));
+        static_cast<float*>(data)[i] = v;
+        return;
+      }
+      case storage_type::s8: static_cast<int8_t*>(data)[i] = int8_t(uint8_t(b)); return;
+      case storage_type::u8: static_cast<uint8_t*>(data)[i] = uint8_t(b); return;
+      case storage_type::s32: static_cast<int32_t*>(data)[i] = int32_t(uint32_t(b)); return;
+    }
+  }
+
+  double value_at(int64_t i) const { return decode(*fmt, bits_at(i)); }
+};
+
+}  // namespace sdc

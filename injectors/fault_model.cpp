@@ -1,0 +1,167 @@
+#include "injectors/fault_model.hpp"
+
+#include <algorithm>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+
+namespace sdc {
+namespace {
+
+struct model_name {
+  std::string_view name;
+  fault_model::kind k;
+};
+constexpr model_name k_plain[] = {
+    {"bitflip", fault_model::kind::bitflip},       {"flip_0to1", fault_model::kind::flip_0to1},
+    {"flip_1to0", fault_model::kind::flip_1to0},   {"stuck_at_0", fault_model::kind::stuck_at_0},
+    {"stuck_at_1", fault_model::kind::stuck_at_1}, {"random_value", fault_model::kind::random_value},
+    {"set_max", fault_model::kind::set_max},
+};
+
+std::string expected_models() {
+  return "bitflip, bitflip_random(K,FIELD), flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, "
+         "multiply(F), set_max";
+}
+
+}  // namespace
+
+std::vector<std::string> fault_model_names() {
+  return {"bitflip", "bitflip_random(K,FIELD)", "flip_0to1", "flip_1to0", "stuck_at_0",
+          "stuck_at_1", "random_value", "multiply(F)", "set_max"};
+}
+
+std::string fault_model::text() const {
+  switch (k) {
+    case kind::multiply: return fmt::format("multiply({})", factor);
+    case kind::bitflip_random: return fmt::format("bitflip_random({},{})", count, field.text);
+    default:
+      for (const auto& m : k_plain)
+        if (m.k == k) return std::string(m.name);
+  }
+  return "?";
+}
+
+bool fault_model::uses_bit_axis() const {
+  return k == kind::bitflip || k == kind::flip_0to1 || k == kind::flip_1to0 || k == kind::stuck_at_0 ||
+         k == kind::stuck_at_1;
+}
+
+fault_model parse_fault_model(std::string_view text) {
+  fault_model m;
+  for (const auto& p : k_plain)
+    if (text == p.name) {
+      m.k = p.k;
+      return m;
+    }
+  auto args_of = [&](std::string_view name) -> std::optional<std::string> {
+    if (text.starts_with(name) && text.size() > name.size() + 1 && text[name.size()] == '(' && text.back() == ')')
+      return std::string(text.substr(name.size() + 1, text.size() - name.size() - 2));
+    return std::nullopt;
+  };
+  if (auto a = args_of("multiply")) {
+    m.k = fault_model::kind::multiply;
+    try {
+      size_t used = 0;
+      m.factor = std::stod(*a, &used);
+      if (used != a->size() || !std::isfinite(m.factor)) throw std::invalid_argument(*a);
+    } catch (const std::exception&) {
+      throw value_error("multiply(F): F must be a finite number; got '" + *a + "'");
+    }
+    return m;
+  }
+  if (auto a = args_of("bitflip_random")) {
+    m.k = fault_model::kind::bitflip_random;
+    const auto comma = a->find(',');
+    if (comma == std::string::npos) throw value_error("bitflip_random(K,FIELD): expected two arguments; got '" + *a + "'");
+    try {
+      m.count = std::stoi(a->substr(0, comma));
+    } catch (const std::exception&) {
+      throw value_error("bitflip_random(K,FIELD): K must be an integer >= 1");
+    }
+    if (m.count < 1) throw value_error("bitflip_random(K,FIELD): K must be >= 1");
+    m.field = parse_bit_set_ref(a->substr(comma + 1));
+    return m;
+  }
+  throw value_error("expected a fault model: " + expected_models() + "; got '" + std::string(text) + "'");
+}
+
+std::string bit_choice::text() const {
+  if (bits.empty()) return "none";
+  std::string s;
+  for (const auto& b : bits) s += (s.empty() ? "" : "+") + b.text;
+  return s;
+}
+
+bit_choice parse_bit_choice(std::string_view text) {
+  bit_choice c;
+  if (text == "none") return c;
+  size_t pos = 0;
+  for (;;) {
+    const size_t plus = text.find('+', pos);
+    c.bits.push_back(parse_bit_ref(text.substr(pos, plus == std::string_view::npos ? std::string_view::npos : plus - pos)));
+    if (plus == std::string_view::npos) break;
+    pos = plus + 1;
+  }
+  return c;
+}
+
+std::optional<std::vector<int>> bit_choice::resolve(const format& f, std::string* why) const {
+  std::vector<int> out;
+  for (const auto& b : bits) {
+    auto idx = b.resolve(f, why);
+    if (!idx) return std::nullopt;
+    if (std::find(out.begin(), out.end(), *idx) != out.end()) {
+      if (why) *why = "bit " + b.text + " named twice";
+      return std::nullopt;
+    }
+    out.push_back(*idx);
+  }
+  return out;
+}
+
+std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const std::vector<int>& bits,
+                                    uint64_t old_bits, rng& g) {
+  uint64_t mask = 0;
+  for (int b : bits) mask |= 1ull << b;
+  switch (m.k) {
+    case fault_model::kind::bitflip: return old_bits ^ mask;
+    case fault_model::kind::flip_0to1:
+      if ((old_bits & mask) != 0) return std::nullopt;
+      return old_bits | mask;
+    case fault_model::kind::flip_1to0:
+      if ((old_bits & mask) != mask) return std::nullopt;
+      return old_bits & ~mask;
+    case fault_model::kind::stuck_at_0: return old_bits & ~mask;
+    case fault_model::kind::stuck_at_1: return old_bits | mask;
+    case fault_model::kind::bitflip_random: {
+      // `bits` holds the field; choose `count` distinct bits from it (partial Fisher-Yates).
+      std::vector<int> pool = bits;
+      uint64_t flip = 0;
+      for (int i = 0; i < m.count; ++i) {
+        const size_t j = boost::random::uniform_int_distribution<size_t>(size_t(i), pool.size() - 1)(g);
+        std::swap(pool[size_t(i)], pool[j]);
+        flip |= 1ull << pool[size_t(i)];
+      }
+      return old_bits ^ flip;
+    }
+    case fault_model::kind::random_value: {
+      boost::random::uniform_int_distribution<uint64_t> u(0, f.mask());
+      for (;;) {
+        const uint64_t b = u(g);
+        if (b != old_bits) return b;
+      }
+    }
+    case fault_model::kind::multiply: return encode(f, decode(f, old_bits) * m.factor);
+    case fault_model::kind::set_max: {
+      const double old = decode(f, old_bits);
+      if (!f.is_float() && f.has_sign() && old < 0) return encode(f, -f.max_finite() - 1);
+      return encode(f, std::signbit(old) ? -f.max_finite() : f.max_finite());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace sdc

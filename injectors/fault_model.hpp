@@ -1,0 +1,53 @@
+// Fault models: what a fault does to the bits of one element.
+//   bitflip            flip the bit(s) of the `bit` axis (one bit, or a list "exp1+exp2")
+//   bitflip_random(k,FIELD)  flip k distinct random bits within FIELD (exp, mant, sign, all, value, LO-HI)
+//   flip_0to1 / flip_1to0    directed flip of the `bit` axis bit: applies only where the
+//                            bit holds the source value; the site is resampled otherwise
+//   stuck_at_0 / stuck_at_1  force the bit(s) to 0/1 (no change if already there: recorded as masked)
+//   random_value       the element becomes a pattern drawn uniformly from all 2^bits
+//                      encodings, other than the old one ("random data fluctuation", 004)
+//   multiply(F)        value * F, rounded to the format ("multiply" of 003)
+//   set_max            the largest finite magnitude, sign kept ("multiply_max" of 003)
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/formats/bit_fields.hpp"
+#include "harness/random/streams.hpp"
+
+namespace sdc {
+
+struct fault_model {
+  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, set_max };
+  kind k = kind::bitflip;
+  double factor = 1;    // multiply
+  int count = 1;        // bitflip_random
+  bit_set_ref field{};  // bitflip_random
+
+  std::string text() const;
+  // Whether the model takes its bits from the `bit` axis.
+  bool uses_bit_axis() const;
+  // Whether the model applies to a site only when the site's bits allow it.
+  bool is_directed() const { return k == kind::flip_0to1 || k == kind::flip_1to0; }
+};
+
+fault_model parse_fault_model(std::string_view text);
+std::vector<std::string> fault_model_names();
+
+// The `bit` axis value: "none", one bit, or bits joined by '+'.
+struct bit_choice {
+  std::vector<bit_ref> bits;  // empty = none
+  std::string text() const;
+  std::optional<std::vector<int>> resolve(const format& f, std::string* why) const;
+};
+bit_choice parse_bit_choice(std::string_view text);
+
+// Applies a model to the bits of one element. nullopt when the model does not
+// apply here (directed flip whose bit is already at the target value).
+std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const std::vector<int>& bits,
+                                    uint64_t old_bits, rng& g);
+
+}  // namespace sdc

@@ -1,0 +1,135 @@
+#include "injectors/site.hpp"
+
+#include <algorithm>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+
+namespace sdc {
+namespace {
+
+std::vector<int64_t> parse_ints(std::string_view args, std::string_view what) {
+  std::vector<int64_t> out;
+  std::string a(args);
+  size_t pos = 0;
+  for (;;) {
+    const size_t comma = a.find(',', pos);
+    const std::string tok = a.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(tok, &used);
+      if (used != tok.size() || v < 0) throw std::invalid_argument(tok);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw value_error(std::string(what) + ": expected non-negative integers; got '" + tok + "'");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+bool split_call(std::string_view text, std::string_view name, std::string_view* args) {
+  if (!text.starts_with(name) || text.size() < name.size() + 2 || text[name.size()] != '(' || text.back() != ')')
+    return false;
+  *args = text.substr(name.size() + 1, text.size() - name.size() - 2);
+  return true;
+}
+
+}  // namespace
+
+std::string site_rule::text() const {
+  switch (k) {
+    case kind::uniform: return "uniform";
+    case kind::at: return fmt::format("at({},{})", i, j);
+    case kind::row: return fmt::format("row({})", i);
+    case kind::col: return fmt::format("col({})", j);
+  }
+  return "?";
+}
+
+std::string site_rule::check(int64_t rows, int64_t cols) const {
+  if ((k == kind::at || k == kind::row) && i >= rows) return fmt::format("site {} outside a {}x{} tensor", text(), rows, cols);
+  if ((k == kind::at || k == kind::col) && j >= cols) return fmt::format("site {} outside a {}x{} tensor", text(), rows, cols);
+  return {};
+}
+
+int64_t site_rule::draw(int64_t rows, int64_t cols, rng& g) const {
+  using u = boost::random::uniform_int_distribution<int64_t>;
+  switch (k) {
+    case kind::uniform: return u(0, rows * cols - 1)(g);
+    case kind::at: return i * cols + j;
+    case kind::row: return i * cols + u(0, cols - 1)(g);
+    case kind::col: return u(0, rows - 1)(g) * cols + j;
+  }
+  return 0;
+}
+
+site_rule parse_site_rule(std::string_view text) {
+  site_rule r;
+  std::string_view args;
+  if (text == "uniform") return r;
+  if (split_call(text, "at", &args)) {
+    auto v = parse_ints(args, "at(I,J)");
+    if (v.size() != 2) throw value_error("at(I,J): expected two indices; got '" + std::string(text) + "'");
+    r.k = site_rule::kind::at, r.i = v[0], r.j = v[1];
+    return r;
+  }
+  if (split_call(text, "row", &args)) {
+    auto v = parse_ints(args, "row(I)");
+    if (v.size() != 1) throw value_error("row(I): expected one index");
+    r.k = site_rule::kind::row, r.i = v[0];
+    return r;
+  }
+  if (split_call(text, "col", &args)) {
+    auto v = parse_ints(args, "col(J)");
+    if (v.size() != 1) throw value_error("col(J): expected one index");
+    r.k = site_rule::kind::col, r.j = v[0];
+    return r;
+  }
+  throw value_error("expected a site: uniform, at(I,J), row(I) or col(J); got '" + std::string(text) + "'");
+}
+
+std::string step_schedule::text() const {
+  switch (k) {
+    case kind::always: return "always";
+    case kind::cycle: return fmt::format("cycle({},{})", start, every);
+    case kind::specific: {
+      std::string s = "specific(";
+      for (size_t n = 0; n < steps.size(); ++n) s += (n ? "," : "") + std::to_string(steps[n]);
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+bool step_schedule::fires(int64_t step) const {
+  switch (k) {
+    case kind::always: return true;
+    case kind::cycle: return step >= start && (step - start) % every == 0;
+    case kind::specific: return std::binary_search(steps.begin(), steps.end(), step);
+  }
+  return false;
+}
+
+step_schedule parse_step_schedule(std::string_view text) {
+  step_schedule s;
+  std::string_view args;
+  if (text == "always") return s;
+  if (split_call(text, "cycle", &args)) {
+    auto v = parse_ints(args, "cycle(START,EVERY)");
+    if (v.size() != 2 || v[1] < 1) throw value_error("cycle(START,EVERY): expected START >= 0 and EVERY >= 1");
+    s.k = step_schedule::kind::cycle, s.start = v[0], s.every = v[1];
+    return s;
+  }
+  if (split_call(text, "specific", &args)) {
+    s.k = step_schedule::kind::specific;
+    s.steps = parse_ints(args, "specific(S1,S2,...)");
+    std::sort(s.steps.begin(), s.steps.end());
+    return s;
+  }
+  throw value_error("expected a schedule: always, cycle(START,EVERY) or specific(S1,...); got '" + std::string(text) + "'");
+}
+
+}  // namespace sdc

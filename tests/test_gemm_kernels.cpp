@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <boost/random/normal_distribution.hpp>
+#include <vector>
+
+#include "harness/formats/format.hpp"
+#include "harness/random/streams.hpp"
+#include "harness/workloads/gemm_kernels.hpp"
+
+using namespace sdc;
+
+namespace {
+
+template <class T>
+std::vector<T> random_matrix(int64_t n, uint64_t seed, const format* round_fmt = nullptr) {
+  rng g = make_stream(seed, 0, 0, trial_kind::clean, stream_purpose::data);
+  boost::random::normal_distribution<double> d(0.3, 1.0);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (auto& x : v) x = T(round_fmt ? round_to(*round_fmt, d(g)) : d(g));
+  return v;
+}
+
+template <class T>
+void expect_bit_identical(gemm_shape s, accumulation_order o) {
+  auto A = random_matrix<T>(s.m * s.k, 1 + s.m);
+  auto B = random_matrix<T>(s.k * s.n, 2 + s.n);
+  std::vector<T> C(size_t(s.m * s.n), T(-7)), R(size_t(s.m * s.n), T(-9));
+  gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
+  gemm_reference(A.data(), B.data(), R.data(), s, o);
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < C.size(); ++i)
+    if (std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(C[i]) !=
+        std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(R[i]))
+      ++mismatches;
+  EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text();
+}
+
+const gemm_shape k_odd_shapes[] = {{1, 1, 1}, {7, 7, 7}, {1, 257, 7}, {7, 1, 513}, {13, 33, 17},
+                                   {257, 7, 129}, {65, 513, 31}, {100, 300, 257}};
+const char* k_orders[] = {"sequential", "kblock(1)", "kblock(16)", "kblock(100)", "kblock(300)", "pairwise"};
+
+}  // namespace
+
+TEST(GemmKernels, FixedOrderEqualsReferenceFloat) {
+  for (const auto& s : k_odd_shapes)
+    for (const char* o : k_orders) expect_bit_identical<float>(s, parse_accumulation(o));
+}
+
+TEST(GemmKernels, FixedOrderEqualsReferenceDouble) {
+  for (const auto& s : k_odd_shapes)
+    for (const char* o : k_orders) expect_bit_identical<double>(s, parse_accumulation(o));
+}
+
+TEST(GemmKernels, LargeOddShape513) {
+  expect_bit_identical<float>({513, 513, 513}, parse_accumulation("sequential"));
+  expect_bit_identical<float>({513, 513, 513}, parse_accumulation("kblock(32)"));
+  expect_bit_identical<double>({257, 513, 257}, parse_accumulation("sequential"));
+}
+
+TEST(GemmKernels, OrdersDifferButOpenBlasAgreesWithinRounding) {
+  const gemm_shape s{64, 1024, 64};
+  auto A = random_matrix<float>(s.m * s.k, 5), B = random_matrix<float>(s.k * s.n, 6);
+  std::vector<float> seq(size_t(s.m * s.n)), blk(seq.size()), blas(seq.size());
+  gemm_fixed_order(A.data(), B.data(), seq.data(), s, parse_accumulation("sequential"));
+  gemm_fixed_order(A.data(), B.data(), blk.data(), s, parse_accumulation("kblock(32)"));
+  gemm_openblas(A.data(), B.data(), blas.data(), s);
+  int differ = 0;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    differ += seq[i] != blk[i];
+    EXPECT_NEAR(seq[i], blas[i], 1e-3f * (1 + std::fabs(seq[i])));
+  }
+  EXPECT_GT(differ, 0) << "the orders should round differently on some elements";
+}
+
+TEST(GemmKernels, ParseRejects) {
+  EXPECT_THROW(parse_accumulation("kblock(0)"), std::exception);
+  EXPECT_THROW(parse_accumulation("tree"), std::exception);
+  EXPECT_THROW(parse_gemm_shape("12x3"), std::exception);
+  EXPECT_THROW(parse_gemm_shape("0x3x4"), std::exception);
+  EXPECT_EQ(parse_gemm_shape("128x1024x256").k, 1024);
+}
