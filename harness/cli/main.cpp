@@ -1,1 +1,208 @@
-int main() { return 0; }
+// sdcbench: the command-line front end. Every command that reads user input
+// ends with exit code 2 and a message naming the file, field and expectation
+// when the input is bad; `validate` exits 1 when a result set is invalid.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <thread>
+
+#include "harness/campaign/engine.hpp"
+#include "harness/campaign/suite.hpp"
+#include "harness/errors.hpp"
+#include "harness/formats/bit_fields.hpp"
+#include "harness/results/report.hpp"
+#include "harness/results/result_set.hpp"
+#include "injectors/fault_model.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+
+int cmd_list(const std::string& what) {
+  auto want = [&](const char* k) { return what.empty() || what == k; };
+  if (want("formats")) {
+    fmt::print("formats (bit indices count from the LSB):\n");
+    for (const auto& f : sdc::all_formats()) {
+      if (f.is_float())
+        fmt::print("  {:<9} {:>2} bits: sign {}, exponent {}..{} (exp1 = bit {}), mantissa 0..{}, bias {}, u = 2^-{}\n",
+                   f.name, f.bits, f.sign_bit(), f.mant_bits, f.mant_bits + f.exp_bits - 1, f.mant_bits + f.exp_bits - 1,
+                   f.mant_bits - 1, f.bias, f.mant_bits + 1);
+      else
+        fmt::print("  {:<9} {:>2} bits: {} integer\n", f.name, f.bits, f.has_sign() ? "two's-complement" : "unsigned");
+    }
+  }
+  if (want("faults")) {
+    fmt::print("fault models:\n");
+    for (const auto& m : sdc::fault_model_names()) fmt::print("  {}\n", m);
+  }
+  if (want("workloads")) {
+    fmt::print("workloads and their axes:\n");
+    for (auto* w : sdc::all_workloads()) {
+      fmt::print("  {}: {}\n", w->name(), w->summary());
+      for (const auto& a : w->axes())
+        fmt::print("    {:<13} {} (default {})\n", a.name, a.help, fmt::join(a.defaults, ","));
+    }
+  }
+  if (want("detectors")) {
+    fmt::print("detectors (workload/name: summary; parameters):\n");
+    for (auto* d : sdc::all_detectors()) {
+      fmt::print("  {}/{}: {}\n", d->workload, d->name, d->summary);
+      for (const auto& p : d->params) fmt::print("      {} = {}  ({})\n", p.name, p.default_value.dump(), p.help);
+    }
+  }
+  if (want("suites")) {
+    fmt::print("suites in {}/suites:\n", SDCBENCH_SOURCE_DIR);
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(SDCBENCH_SOURCE_DIR) + "/suites"))
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      try {
+        auto s = sdc::load_suite(f, "smoke", {});
+        fmt::print("  {:<24} {}\n", std::filesystem::path(f).filename().string(), s.description);
+      } catch (const std::exception& e) {
+        fmt::print("  {:<24} (invalid: {})\n", std::filesystem::path(f).filename().string(), e.what());
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sdcbench: fault-injection campaigns for silent-data-corruption detectors"};
+  app.require_subcommand(1);
+  std::vector<std::string> args(argv, argv + argc);
+
+  sdc::run_options ro;
+  ro.argv = args;
+  ro.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  std::string shard = "0/1";
+  bool quiet = false;
+  auto* run = app.add_subcommand("run", "run a suite's campaign and write a result set");
+  run->add_option("suite", ro.suite_path, "suite JSON file")->required();
+  run->add_option("--scale", ro.scale, "preset: smoke (CI-sized) or full (paper-sized)")
+      ->check(CLI::IsMember({"smoke", "full"}));
+  run->add_option("--threads", ro.threads, "worker threads (results do not depend on it)")->check(CLI::PositiveNumber);
+  run->add_option("--out", ro.out, "result file (default out/SUITE-SCALE.json)");
+  run->add_flag("--resume", ro.resume, "continue an interrupted run from its journal");
+  run->add_option("--shard", shard, "run slice I of N (I/N); merge the slices with `merge`");
+  run->add_option("--axis", ro.axis_overrides, "override an axis: NAME=V1,V2 (A:B is an integer range)")->take_all();
+  run->add_flag("--quiet", quiet, "no progress line, no table");
+  run->add_option("--stop-after-cells", ro.stop_after_cells, "testing: exit abruptly after journaling N cells")
+      ->group("");
+
+  std::string show_file;
+  auto* show = app.add_subcommand("show", "print a result set as a table (paper vs measured where published)");
+  show->add_option("result", show_file, "result JSON")->required();
+
+  std::vector<std::string> cmp_files;
+  std::vector<std::string> cmp_dets;
+  double alpha = 0.05;
+  auto* compare = app.add_subcommand("compare", "compare two result sets, or two detectors of one (--detectors)");
+  compare->add_option("results", cmp_files, "one or two result JSON files")->required()->expected(1, 2);
+  compare->add_option("--detectors", cmp_dets, "two detector labels of one result set")->expected(2)->delimiter(',');
+  compare->add_option("--alpha", alpha, "family-wise significance level");
+
+  std::vector<std::string> merge_in;
+  std::string merge_out;
+  auto* merge = app.add_subcommand("merge", "merge shard result sets into what an unsharded run writes");
+  merge->add_option("shards", merge_in, "shard result files")->required();
+  merge->add_option("--out", merge_out, "merged result file")->required();
+
+  std::vector<std::string> validate_files;
+  auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");
+  validate->add_option("results", validate_files, "result JSON files")->required();
+
+  std::string list_what;
+  auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
+  list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
+      ->check(CLI::IsMember({"formats", "faults", "workloads", "detectors", "suites"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*run) {
+      if (std::sscanf(shard.c_str(), "%d/%d", &ro.shard_index, &ro.shard_count) != 2 ||
+          fmt::format("{}/{}", ro.shard_index, ro.shard_count) != shard)
+        throw sdc::input_error("--shard", shard, "expected I/N, e.g. 0/2");
+      if (ro.out.empty()) {
+        const auto s = sdc::load_suite(ro.suite_path, ro.scale, ro.axis_overrides);
+        std::filesystem::create_directories("out");
+        ro.out = fmt::format("out/{}-{}{}.json", s.name, ro.scale,
+                             ro.shard_count > 1 ? fmt::format("-shard{}of{}", ro.shard_index, ro.shard_count) : "");
+      }
+      ro.progress = !quiet && ::isatty(2);
+      const json r = sdc::run_campaign(ro);
+      if (!quiet) std::cout << sdc::show_table(r);
+      std::cout << "wrote " << ro.out << "\n";
+      return 0;
+    }
+    if (*show) {
+      const json r = sdc::read_json_file(show_file);
+      if (auto p = sdc::validate_result_set(r); !p.empty()) throw sdc::input_error(show_file, p.front(), "expected a valid result set");
+      std::cout << sdc::show_table(r);
+      return 0;
+    }
+    if (*compare) {
+      std::vector<json> rs;
+      for (const auto& f : cmp_files) {
+        rs.push_back(sdc::read_json_file(f));
+        if (auto p = sdc::validate_result_set(rs.back()); !p.empty()) throw sdc::input_error(f, p.front(), "expected a valid result set");
+      }
+      sdc::compare_summary s;
+      if (!cmp_dets.empty()) {
+        if (rs.size() != 1) throw sdc::input_error("--detectors", "results", "compares two detectors of one result set: give one file");
+        s = sdc::compare_detectors(rs[0], cmp_dets[0], cmp_dets[1], alpha);
+      } else {
+        if (rs.size() != 2) throw sdc::input_error("compare", "results", "expected two result files (or one with --detectors)");
+        s = sdc::compare_results(rs[0], rs[1], alpha);
+      }
+      std::cout << s.table;
+      return 0;
+    }
+    if (*merge) {
+      std::vector<json> rs;
+      for (const auto& f : merge_in) rs.push_back(sdc::read_json_file(f));
+      const json m = sdc::merge_result_sets(rs, merge_in, args);
+      sdc::write_json_atomic(merge_out, m);
+      std::cout << "wrote " << merge_out << "\n";
+      return 0;
+    }
+    if (*validate) {
+      int bad = 0;
+      for (const auto& f : validate_files) {
+        const json r = sdc::read_json_file(f);
+        const auto problems = sdc::validate_result_set(r);
+        if (problems.empty()) {
+          std::cout << f << ": valid " << sdc::k_result_schema << "\n";
+        } else {
+          ++bad;
+          for (const auto& p : problems) std::cerr << f << ": " << p << "\n";
+        }
+      }
+      return bad ? 1 : 0;
+    }
+    if (*list) return cmd_list(list_what);
+  } catch (const sdc::input_error& e) {
+    std::cerr << "sdcbench: error: " << e.what() << "\n";
+    return 2;
+  } catch (const sdc::value_error& e) {
+    std::cerr << "sdcbench: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "sdcbench: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

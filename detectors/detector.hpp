@@ -1,0 +1,131 @@
+// What a detector is, and the registry that finds one by (workload, name).
+//
+// Add a detector by writing one .hpp/.cpp pair in this folder: implement the
+// interface of the workload it guards (gemm_detector below for GEMM) and
+// register it with SDCBENCH_REGISTER_DETECTOR and its typed parameter list.
+// Nothing else changes: CMake globs this folder, `sdcbench list` shows it, and
+// suites name it. See HACKING.md, "Adding a detector".
+#pragma once
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/formats/format.hpp"
+#include "harness/workloads/gemm_kernels.hpp"
+
+namespace sdc {
+
+// One check's answer. score = measured / threshold where the detector has one
+// (flagged iff score > 1), so a whole threshold sweep can be read off one run.
+struct verdict {
+  bool flagged = false;
+  double score = std::numeric_limits<double>::quiet_NaN();
+};
+
+// A parameter a detector takes, with its type and default.
+//   number:    a JSON number
+//   integer:   a JSON integer
+//   boolean:   true/false
+//   choice:    one of `choices`
+//   tolerance: a number, or a string "Ku" = K times the unit roundoff of the
+//              cell's output format (so one suite serves bf16 and fp32)
+struct param_spec {
+  enum class type { number, integer, boolean, choice, tolerance };
+  std::string name;
+  type t = type::number;
+  nlohmann::json default_value;
+  std::string help;
+  std::vector<std::string> choices;
+};
+
+// What a detector factory is told about the cell it will run in.
+struct detector_context {
+  const format* dtype = nullptr;    // element format of the inputs
+  const format* out_fmt = nullptr;  // format the result is stored in
+};
+
+class detector {
+ public:
+  virtual ~detector() = default;
+};
+
+// Parameters after validation against the spec, defaults filled in, and
+// tolerances resolved to numbers for the cell's output format.
+class detector_params {
+ public:
+  detector_params(nlohmann::json values, const format* out_fmt) : v_(std::move(values)), out_(out_fmt) {}
+  double number(const std::string& name) const;
+  int64_t integer(const std::string& name) const { return v_.at(name).get<int64_t>(); }
+  bool boolean(const std::string& name) const { return v_.at(name).get<bool>(); }
+  std::string choice(const std::string& name) const { return v_.at(name).get<std::string>(); }
+  const nlohmann::json& json() const { return v_; }
+
+ private:
+  nlohmann::json v_;
+  const format* out_;
+};
+
+struct detector_info {
+  std::string workload;  // "gemm", ...
+  std::string name;
+  std::string summary;   // one line, with the paper/equation it implements
+  std::vector<param_spec> params;
+  std::function<std::unique_ptr<detector>(const detector_params&, const detector_context&)> make;
+};
+
+bool register_detector(detector_info info);
+const detector_info* find_detector(const std::string& workload, const std::string& name);
+std::vector<const detector_info*> all_detectors();
+
+// Checks `given` (a JSON object) against the spec; throws value_error naming the
+// parameter and what was expected. Returns the object with defaults filled in.
+nlohmann::json validate_params(const detector_info& info, const nlohmann::json& given);
+
+#define SDCBENCH_CONCAT_INNER(a, b) a##b
+#define SDCBENCH_CONCAT(a, b) SDCBENCH_CONCAT_INNER(a, b)
+#define SDCBENCH_REGISTER_DETECTOR(...) \
+  static const bool SDCBENCH_CONCAT(sdcbench_registered_, __LINE__) = ::sdc::register_detector(__VA_ARGS__)
+
+// ---- GEMM ----------------------------------------------------------------
+
+// What a GEMM detector sees. T is the accumulator type (float, or double for fp64).
+template <class T>
+struct gemm_data {
+  const format* dtype = nullptr;    // inputs' format (values held exactly in T)
+  const format* out_fmt = nullptr;  // output format (== dtype here)
+  gemm_shape shape;
+  accumulation_order order;
+  const T* A = nullptr;  // m x k, as the kernel read it
+  const T* B = nullptr;  // k x n
+  const T* C = nullptr;  // m x n, as stored (rounded to out_fmt)
+  const T* acc = nullptr;  // m x n accumulator before output rounding (== C when none)
+};
+
+class gemm_detector : public detector {
+ public:
+  // Called once per trial on the clean inputs, before any fault: encoding that
+  // a deployment does once for reused weights (checksums of B).
+  virtual void encode(const gemm_data<float>& d) = 0;
+  virtual void encode(const gemm_data<double>& d) = 0;
+  // Called on the (possibly faulty) inputs and output.
+  virtual verdict verify(const gemm_data<float>& d) = 0;
+  virtual verdict verify(const gemm_data<double>& d) = 0;
+};
+
+// Implements both precisions from one template pair in Derived:
+//   template <class T> void encode_t(const gemm_data<T>&);
+//   template <class T> verdict verify_t(const gemm_data<T>&);
+template <class Derived>
+class gemm_detector_t : public gemm_detector {
+ public:
+  void encode(const gemm_data<float>& d) override { static_cast<Derived*>(this)->encode_t(d); }
+  void encode(const gemm_data<double>& d) override { static_cast<Derived*>(this)->encode_t(d); }
+  verdict verify(const gemm_data<float>& d) override { return static_cast<Derived*>(this)->verify_t(d); }
+  verdict verify(const gemm_data<double>& d) override { return static_cast<Derived*>(this)->verify_t(d); }
+};
+
+}  // namespace sdc

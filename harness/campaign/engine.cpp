@@ -1,0 +1,285 @@
+#include "harness/campaign/engine.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "harness/errors.hpp"
+#include "harness/results/result_set.hpp"
+#include "harness/scoring/proportions.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json rate_block(int64_t hits, int64_t n, const char* hits_name) {
+  const interval ci = wilson_interval(hits, n);
+  json b;
+  b["trials"] = n;
+  b[hits_name] = hits;
+  b["rate"] = n > 0 ? json(double(hits) / double(n)) : json(nullptr);
+  b["ci95"] = {ci.lo, ci.hi};
+  return b;
+}
+
+double median(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+class progress_line {
+ public:
+  explicit progress_line(bool on) : on_(on), t0_(clock_type::now()) {}
+  void update(size_t cell_done, size_t cells, int64_t trials_done, int64_t trials_total, double last_rate) {
+    if (!on_) return;
+    const double el = std::chrono::duration<double>(clock_type::now() - t0_).count();
+    const double eta = trials_done > 0 ? el * double(trials_total - trials_done) / double(trials_done) : 0;
+    std::fprintf(stderr, "\r[%zu/%zu cells] %lld/%lld trials | last cell rate %s | elapsed %.0fs | ETA %.0fs   ",
+                 cell_done, cells, (long long)trials_done, (long long)trials_total,
+                 std::isnan(last_rate) ? "-" : fmt::format("{:.1f}%", 100 * last_rate).c_str(), el, eta);
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (on_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool on_;
+  clock_type::time_point t0_;
+};
+
+// Runs all trials of one cell on `threads` threads and aggregates them.
+cell_records run_cell(const suite& s, const cell& c, int threads, double* first_rate) {
+  const int64_t nf = s.faulty_trials, nc = s.clean_trials, total = nf + nc;
+  std::vector<trial_result> results(static_cast<size_t>(total));
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  auto worker = [&] {
+    try {
+      auto runner = s.wl->make_runner(c, s.detectors, s.seed);
+      for (int64_t t; (t = next.fetch_add(1)) < total;) {
+        const bool faulty = t < nf;
+        results[size_t(t)] = runner->run_trial(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+      next = total;
+    }
+  };
+  const int nthreads = int(std::max<int64_t>(1, std::min<int64_t>(threads, total)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < nthreads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+
+  cell_records out;
+  double kernel_s = 0;
+  for (const auto& r : results) kernel_s += r.kernel_seconds;
+  std::vector<int64_t> skipped_trials;
+  for (int64_t t = 0; t < nf; ++t)
+    if (results[size_t(t)].skipped) skipped_trials.push_back(t);
+  for (size_t d = 0; d < s.detectors.size(); ++d) {
+    const auto& det = s.detectors[d];
+    outcome_bits fbits{static_cast<size_t>(nf)}, cbits{static_cast<size_t>(nc)};
+    int64_t applied = 0, detected = 0, flagged = 0;
+    int64_t band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
+    double det_s = 0, clean_score_max = -INFINITY;
+    std::vector<double> faulty_scores;
+    for (int64_t t = 0; t < total; ++t) {
+      const auto& r = results[size_t(t)];
+      if (!r.detector_seconds.empty()) det_s += r.detector_seconds[d];
+      if (r.skipped) continue;
+      const verdict& v = r.verdicts[d];
+      if (t < nf) {
+        ++applied;
+        detected += v.flagged;
+        fbits.set(size_t(t), v.flagged);
+        band_n[int(r.band)]++;
+        band_d[int(r.band)] += v.flagged;
+        faulty_scores.push_back(v.score);
+      } else {
+        flagged += v.flagged;
+        cbits.set(size_t(t - nf), v.flagged);
+        if (!std::isnan(v.score)) clean_score_max = std::max(clean_score_max, v.score);
+      }
+    }
+    json rec;
+    rec["cell"] = c.index;
+    rec["key"] = c.key;
+    rec["axes"] = c.axes_json();
+    rec["detector"] = {{"label", det.label}, {"name", det.info->name}, {"params", det.params}};
+    rec["skipped"] = nullptr;
+    json f = rate_block(detected, applied, "detected");
+    f["skipped"] = int64_t(skipped_trials.size());
+    f["outcomes"] = fbits.hex();
+    if (!skipped_trials.empty()) {
+      f["skipped_trials"] = skipped_trials;
+      f["skip_reason"] = results[size_t(skipped_trials.front())].skip_reason;
+    }
+    rec["faulty"] = f;
+    json cl = rate_block(flagged, nc, "flagged");
+    cl["outcomes"] = cbits.hex();
+    rec["clean"] = cl;
+    json sig = json::object();
+    for (int b = 0; b < k_significance_count; ++b)
+      sig[significance_name(significance(b))] = {{"trials", band_n[b]}, {"detected", band_d[b]}};
+    rec["by_significance"] = sig;
+    rec["metrics"] = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
+                      {"faulty_score_median", finite_or_null(median(faulty_scores))}};
+    rec["reference"] = reference_for(s, c, det.label);
+    out.records.push_back(rec);
+    out.timing.push_back({{"cell", c.index},
+                          {"detector", det.label},
+                          {"kernel_seconds", kernel_s},
+                          {"detector_seconds", det_s},
+                          {"overhead", kernel_s > 0 ? json(det_s / kernel_s) : json(nullptr)}});
+    if (d == 0 && first_rate) *first_rate = applied > 0 ? double(detected) / double(applied) : std::nan("");
+  }
+  return out;
+}
+
+cell_records skipped_cell(const suite& s, const cell& c, const skip_info& why) {
+  cell_records out;
+  for (const auto& det : s.detectors) {
+    json rec;
+    rec["cell"] = c.index;
+    rec["key"] = c.key;
+    rec["axes"] = c.axes_json();
+    rec["detector"] = {{"label", det.label}, {"name", det.info->name}, {"params", det.params}};
+    rec["skipped"] = why.axis + ": " + why.reason;
+    rec["reference"] = reference_for(s, c, det.label);
+    out.records.push_back(rec);
+  }
+  return out;
+}
+
+json journal_header(const suite& s, const run_options& o, size_t cells) {
+  return {{"journal", "sdcbench.journal/1"},
+          {"suite_sha256", s.sha256},
+          {"scale", s.scale},
+          {"seed", s.seed},
+          {"axis_overrides", s.axis_overrides},
+          {"shard", {o.shard_index, o.shard_count}},
+          {"cells_total", cells}};
+}
+
+void append_line(std::FILE* f, const json& j) {
+  const std::string line = j.dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), f);
+  std::fflush(f);
+  ::fsync(::fileno(f));
+}
+
+}  // namespace
+
+json run_campaign(const run_options& o) {
+  const auto started = now_iso8601();
+  suite s = load_suite(o.suite_path, o.scale, o.axis_overrides);
+  const expansion ex = expand(s);
+  if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
+    throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");
+  const std::string journal = o.out + ".journal";
+  const json header = journal_header(s, o, ex.cells.size());
+
+  // Completed cells from an earlier, interrupted run.
+  std::map<size_t, cell_records> done;
+  if (std::filesystem::exists(journal)) {
+    if (!o.resume)
+      throw input_error(journal, "file", "a journal of an interrupted run exists; pass --resume to continue it, or delete it");
+    std::ifstream in(journal);
+    std::string line;
+    bool first = true;
+    size_t lineno = 0;
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+    for (const auto& l : lines) {
+      ++lineno;
+      json j;
+      try {
+        j = json::parse(l);
+      } catch (const json::parse_error&) {
+        if (lineno == lines.size()) break;  // a line cut short by the kill: that cell reruns
+        throw input_error(journal, "line " + std::to_string(lineno), "expected one JSON record per line");
+      }
+      if (first) {
+        if (j != header)
+          throw input_error(journal, "line 1",
+                            "the journal was written for another suite version, scale, seed, --axis or --shard; expected " +
+                                header.dump() + "; got " + j.dump());
+        first = false;
+        continue;
+      }
+      cell_records r;
+      for (auto& x : j.at("records")) r.records.push_back(x);
+      for (auto& x : j.at("timing")) r.timing.push_back(x);
+      done[j.at("cell").get<size_t>()] = std::move(r);
+    }
+    if (first) done.clear();
+  }
+  std::FILE* jf = std::fopen(journal.c_str(), done.empty() ? "w" : "a");
+  if (!jf) throw input_error(journal, "file", "cannot open the journal for writing");
+  if (done.empty()) append_line(jf, header);
+
+  std::vector<size_t> mine;
+  for (size_t n = 0; n < ex.cells.size(); ++n)
+    if (int(n % size_t(o.shard_count)) == o.shard_index) mine.push_back(n);
+  const int64_t per_cell = s.faulty_trials + s.clean_trials;
+  int64_t trials_total = 0, trials_done = 0;
+  for (size_t n : mine)
+    if (!ex.skipped[n]) trials_total += per_cell;
+  progress_line progress(o.progress);
+  int journaled = 0;
+  size_t finished = 0;
+  double last_rate = std::nan("");
+  for (size_t n : mine) {
+    ++finished;
+    if (done.count(n)) {
+      if (!ex.skipped[n]) trials_done += per_cell;
+      continue;
+    }
+    cell_records r = ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n])
+                                   : run_cell(s, ex.cells[n], o.threads, &last_rate);
+    if (!ex.skipped[n]) trials_done += per_cell;
+    append_line(jf, {{"cell", n}, {"records", r.records}, {"timing", r.timing}});
+    done[n] = std::move(r);
+    progress.update(finished, mine.size(), trials_done, trials_total, last_rate);
+    if (o.stop_after_cells >= 0 && ++journaled >= o.stop_after_cells) {
+      std::fclose(jf);
+      std::_Exit(3);  // simulated crash (tests only)
+    }
+  }
+  progress.finish();
+  std::fclose(jf);
+
+  json cells = json::array(), timing = json::array();
+  for (size_t n : mine) {
+    for (auto& r : done[n].records) cells.push_back(std::move(r));
+    for (auto& t : done[n].timing) timing.push_back(std::move(t));
+  }
+  json result = make_result_set(s, o, cells, timing, started);
+  write_json_atomic(o.out, result);
+  std::filesystem::remove(journal);
+  return result;
+}
+
+}  // namespace sdc

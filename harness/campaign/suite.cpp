@@ -1,0 +1,407 @@
+#include "harness/campaign/suite.hpp"
+
+#include <openssl/evp.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "harness/errors.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+std::string type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+class suite_reader {
+ public:
+  explicit suite_reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& expected) const {
+    throw input_error(file_, path.empty() ? "/" : path, expected);
+  }
+  const json& need(const json& obj, const std::string& path, const std::string& key) const {
+    if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
+    return obj.at(key);
+  }
+  std::string need_string(const json& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "expected a string; got " + type_name(v));
+    return v.get<std::string>();
+  }
+  int64_t need_count(const json& v, const std::string& path) const {
+    if (!v.is_number_integer()) fail(path, "expected a non-negative integer; got " + type_name(v) + " " + v.dump());
+    const int64_t n = v.get<int64_t>();
+    if (n < 0) fail(path, "expected a non-negative integer; got " + std::to_string(n));
+    return n;
+  }
+  void only_keys(const json& obj, const std::string& path, std::initializer_list<const char*> keys) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      bool ok = false;
+      for (const char* k : keys) ok |= it.key() == k;
+      if (!ok) {
+        std::string list;
+        for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(path + "/" + it.key(), "unknown field; expected one of: " + list);
+      }
+    }
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+// Splits "a,b(c,d),e" at top-level commas.
+std::vector<std::string> split_values(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char ch : s) {
+    if (ch == '(') ++depth;
+    if (ch == ')') --depth;
+    if (ch == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// "7:14" -> 7,8,...,14.
+std::vector<std::string> expand_ranges(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  const std::regex range("^(\\d+):(\\d+)$");
+  for (const auto& v : in) {
+    std::smatch m;
+    if (std::regex_match(v, m, range)) {
+      const int lo = std::stoi(m[1]), hi = std::stoi(m[2]);
+      if (lo > hi) throw value_error("range " + v + " is empty (need A <= B)");
+      for (int i = lo; i <= hi; ++i) out.push_back(std::to_string(i));
+    } else {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::string value_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  throw value_error("expected a string or a number; got " + type_name(v));
+}
+
+}  // namespace
+
+suite load_suite(const std::string& path, const std::string& scale, const std::vector<std::string>& overrides) {
+  suite s;
+  s.file = path;
+  s.scale = scale;
+  s.axis_overrides = overrides;
+  suite_reader rd(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path, "file", "expected a readable suite file; cannot open it");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  s.sha256 = sha256_hex(bytes);
+  s.base_dir = std::filesystem::path(path).parent_path().string();
+  json j;
+  try {
+    j = json::parse(bytes);
+  } catch (const json::parse_error& e) {
+    throw input_error(path, "byte " + std::to_string(e.byte), std::string("expected valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) rd.fail("", "expected a JSON object at the top level; got " + type_name(j));
+  rd.only_keys(j, "", {"schema", "name", "description", "workload", "reproduces", "axes", "detectors", "trials", "seed",
+                       "presets", "reference"});
+  if (rd.need_string(rd.need(j, "", "schema"), "/schema") != k_suite_schema)
+    rd.fail("/schema", std::string("expected \"") + k_suite_schema + "\"; got " + j["schema"].dump());
+  s.name = rd.need_string(rd.need(j, "", "name"), "/name");
+  if (!std::regex_match(s.name, std::regex("^[a-z0-9_]+$")))
+    rd.fail("/name", "expected lower-case letters, digits and '_'; got \"" + s.name + "\"");
+  s.description = j.contains("description") ? rd.need_string(j["description"], "/description") : "";
+  const std::string wname = rd.need_string(rd.need(j, "", "workload"), "/workload");
+  s.wl = find_workload(wname);
+  if (!s.wl) {
+    std::string names;
+    for (auto* w : all_workloads()) names += (names.empty() ? "" : ", ") + w->name();
+    rd.fail("/workload", "unknown workload \"" + wname + "\"; expected one of: " + names);
+  }
+  if (j.contains("reproduces")) {
+    const auto& r = j["reproduces"];
+    if (!r.is_null() && !r.is_object()) rd.fail("/reproduces", "expected null or an object {paper, table, ...}");
+    if (r.is_object()) {
+      rd.need_string(rd.need(r, "/reproduces", "paper"), "/reproduces/paper");
+      rd.need_string(rd.need(r, "/reproduces", "table"), "/reproduces/table");
+    }
+    s.reproduces = r;
+  }
+  s.seed = [&] {
+    const auto& v = rd.need(j, "", "seed");
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+      rd.fail("/seed", "expected a non-negative integer; got " + type_name(v) + " " + v.dump());
+    return v.get<uint64_t>();
+  }();
+
+  // Presets: both scales must be present; the chosen one overrides trials/axes.
+  const auto& presets = rd.need(j, "", "presets");
+  if (!presets.is_object()) rd.fail("/presets", "expected an object with \"smoke\" and \"full\"");
+  for (const char* p : {"smoke", "full"}) {
+    const auto& pr = rd.need(presets, "/presets", p);
+    if (!pr.is_object()) rd.fail(std::string("/presets/") + p, "expected an object {trials?, axes?}");
+    rd.only_keys(pr, std::string("/presets/") + p, {"trials", "axes", "note"});
+  }
+  if (!presets.contains(scale))
+    throw input_error(path, "/presets/" + scale, "the suite has no preset \"" + scale + "\" (expected smoke or full)");
+  const json& preset = presets[scale];
+  const std::string preset_path = "/presets/" + scale;
+
+  // Trials.
+  auto read_trials = [&](const json& t, const std::string& p) {
+    if (!t.is_object()) rd.fail(p, "expected an object {faulty, clean}");
+    rd.only_keys(t, p, {"faulty", "clean"});
+    if (t.contains("faulty")) s.faulty_trials = rd.need_count(t["faulty"], p + "/faulty");
+    if (t.contains("clean")) s.clean_trials = rd.need_count(t["clean"], p + "/clean");
+  };
+  {
+    const auto& t = rd.need(j, "", "trials");
+    if (!t.is_object()) rd.fail("/trials", "expected an object {faulty, clean}");
+    rd.need(t, "/trials", "faulty"), rd.need(t, "/trials", "clean");
+    read_trials(t, "/trials");
+  }
+  if (preset.contains("trials")) read_trials(preset["trials"], preset_path + "/trials");
+  if (s.faulty_trials + s.clean_trials == 0) rd.fail("/trials", "expected at least one faulty or clean trial");
+
+  // Axes: defaults, then the suite, then the preset, then the command line.
+  std::map<std::string, std::vector<std::string>> values;
+  std::map<std::string, std::string> origin;  // axis -> JSON path (or --axis) for error messages
+  for (const auto& a : s.wl->axes()) values[a.name] = a.defaults, origin[a.name] = "(default)";
+  auto canonical = [&](const axis_def& a, const std::string& text, const std::string& where) {
+    try {
+      return a.canonical(text, s.base_dir);
+    } catch (const input_error& e) {
+      throw input_error(path, where, std::string("axis ") + a.name + ": " + e.what());
+    } catch (const value_error& e) {
+      throw input_error(path, where, e.what());
+    }
+  };
+  auto find_axis = [&](const std::string& name) -> const axis_def* {
+    for (const auto& a : s.wl->axes())
+      if (a.name == name) return &a;
+    return nullptr;
+  };
+  auto axis_names = [&] {
+    std::string n;
+    for (const auto& a : s.wl->axes()) n += (n.empty() ? "" : ", ") + a.name;
+    return n;
+  };
+  auto read_axes = [&](const json& ax, const std::string& p) {
+    if (!ax.is_object()) rd.fail(p, "expected an object of axis name -> list of values");
+    for (auto it = ax.begin(); it != ax.end(); ++it) {
+      const axis_def* a = find_axis(it.key());
+      const std::string ap = p + "/" + it.key();
+      if (!a) rd.fail(ap, "unknown axis for workload " + s.wl->name() + "; expected one of: " + axis_names());
+      if (!it->is_array() || it->empty()) rd.fail(ap, "expected a non-empty array of values");
+      std::vector<std::string> vals;
+      for (size_t i = 0; i < it->size(); ++i) {
+        const std::string vp = ap + "/" + std::to_string(i);
+        std::string text;
+        try {
+          text = value_text((*it)[i]);
+        } catch (const value_error& e) {
+          rd.fail(vp, e.what());
+        }
+        vals.push_back(canonical(*a, text, vp));
+      }
+      values[a->name] = vals;
+      origin[a->name] = ap;
+    }
+  };
+  read_axes(rd.need(j, "", "axes"), "/axes");
+  if (preset.contains("axes")) read_axes(preset["axes"], preset_path + "/axes");
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == o.size())
+      throw input_error("--axis", o, "expected NAME=VALUE[,VALUE...]");
+    const std::string name = o.substr(0, eq);
+    const axis_def* a = find_axis(name);
+    if (!a) throw input_error("--axis", name, "unknown axis for workload " + s.wl->name() + "; expected one of: " + axis_names());
+    std::vector<std::string> vals;
+    try {
+      for (const auto& v : expand_ranges(split_values(o.substr(eq + 1)))) vals.push_back(a->canonical(v, s.base_dir));
+    } catch (const value_error& e) {
+      throw input_error("--axis", name, e.what());
+    }
+    values[name] = vals;
+    origin[name] = "--axis " + name;
+  }
+  for (const auto& a : s.wl->axes()) {
+    const auto& v = values[a.name];
+    std::set<std::string> seen;
+    for (const auto& x : v)
+      if (!seen.insert(x).second) {
+        if (origin[a.name].starts_with("--axis")) throw input_error("--axis", a.name, "value " + x + " listed twice");
+        rd.fail(origin[a.name], "value " + x + " listed twice (after canonicalisation)");
+      }
+    s.axes.emplace_back(a.name, v);
+  }
+  s.axis_origin = origin;
+
+  // Detectors.
+  const auto& dets = rd.need(j, "", "detectors");
+  if (!dets.is_array() || dets.empty()) rd.fail("/detectors", "expected a non-empty array of {name, label?, params?}");
+  std::set<std::string> labels;
+  for (size_t i = 0; i < dets.size(); ++i) {
+    const std::string dp = "/detectors/" + std::to_string(i);
+    const auto& d = dets[i];
+    if (!d.is_object()) rd.fail(dp, "expected an object {name, label?, params?}");
+    rd.only_keys(d, dp, {"name", "label", "params"});
+    detector_choice c;
+    const std::string name = rd.need_string(rd.need(d, dp, "name"), dp + "/name");
+    c.info = find_detector(s.wl->name(), name);
+    if (!c.info) {
+      std::string names;
+      for (auto* di : all_detectors())
+        if (di->workload == s.wl->name()) names += (names.empty() ? "" : ", ") + di->name;
+      rd.fail(dp + "/name", "unknown detector \"" + name + "\" for workload " + s.wl->name() + "; expected one of: " + names);
+    }
+    try {
+      c.params = validate_params(*c.info, d.contains("params") ? d["params"] : json::object());
+    } catch (const value_error& e) {
+      rd.fail(dp + "/params", e.what());
+    }
+    c.label = d.contains("label") ? rd.need_string(d["label"], dp + "/label") : name;
+    if (!labels.insert(c.label).second) rd.fail(dp + "/label", "label \"" + c.label + "\" is used twice; give each variant its own label");
+    s.detectors.push_back(std::move(c));
+  }
+
+  // Published numbers.
+  if (j.contains("reference")) {
+    const auto& refs = j["reference"];
+    if (!refs.is_array()) rd.fail("/reference", "expected an array of {where, published, note?}");
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const std::string rp = "/reference/" + std::to_string(i);
+      const auto& r = refs[i];
+      if (!r.is_object()) rd.fail(rp, "expected an object {where, published, note?}");
+      rd.only_keys(r, rp, {"where", "published", "note"});
+      const auto& where = rd.need(r, rp, "where");
+      if (!where.is_object()) rd.fail(rp + "/where", "expected an object of axis/detector -> value");
+      json canon_where = json::object();
+      for (auto it = where.begin(); it != where.end(); ++it) {
+        const std::string wp = rp + "/where/" + it.key();
+        if (it.key() == "detector") {
+          const std::string l = rd.need_string(*it, wp);
+          if (!labels.count(l)) rd.fail(wp, "no detector with label \"" + l + "\" in /detectors");
+          canon_where["detector"] = l;
+          continue;
+        }
+        const axis_def* a = find_axis(it.key());
+        if (!a) rd.fail(wp, "expected an axis name or \"detector\"");
+        std::string text;
+        try {
+          text = value_text(*it);
+        } catch (const value_error& e) {
+          rd.fail(wp, e.what());
+        }
+        canon_where[it.key()] = canonical(*a, text, wp);
+      }
+      const auto& pub = rd.need(r, rp, "published");
+      if (!pub.is_object() || pub.empty()) rd.fail(rp + "/published", "expected an object of metric -> number");
+      for (auto it = pub.begin(); it != pub.end(); ++it)
+        if (!it->is_number()) rd.fail(rp + "/published/" + it.key(), "expected a number; got " + type_name(*it));
+      s.references.push_back({{"where", canon_where}, {"published", pub}, {"note", r.value("note", "")}});
+    }
+  }
+  return s;
+}
+
+expansion expand(const suite& s) {
+  expansion e;
+  size_t total = 1;
+  for (const auto& [name, vals] : s.axes) total *= vals.size();
+  std::vector<size_t> idx(s.axes.size(), 0);
+  for (size_t n = 0; n < total; ++n) {
+    cell c;
+    c.index = n;
+    c.base_dir = s.base_dir;
+    size_t rem = n;
+    for (size_t a = s.axes.size(); a-- > 0;) {
+      idx[a] = rem % s.axes[a].second.size();
+      rem /= s.axes[a].second.size();
+    }
+    for (size_t a = 0; a < s.axes.size(); ++a) {
+      c.axes.emplace_back(s.axes[a].first, s.axes[a].second[idx[a]]);
+      c.key += (a ? ";" : "") + s.axes[a].first + "=" + s.axes[a].second[idx[a]];
+    }
+    c.hash = fnv1a64(c.key);
+    e.skipped.push_back(s.wl->skip_reason(c));
+    e.cells.push_back(std::move(c));
+  }
+  // An axis value whose every cell is skipped because of that axis asks for nothing.
+  for (size_t a = 0; a < s.axes.size(); ++a) {
+    for (const auto& v : s.axes[a].second) {
+      bool runnable = false;
+      std::string reason;
+      for (size_t n = 0; n < e.cells.size() && !runnable; ++n) {
+        if (e.cells[n].axes[a].second != v) continue;
+        if (!e.skipped[n] || e.skipped[n]->axis != s.axes[a].first) runnable = true;
+        else if (reason.empty()) reason = e.skipped[n]->reason;
+      }
+      if (!runnable) {
+        const auto& name = s.axes[a].first;
+        const std::string& origin = s.axis_origin.at(name);
+        const auto& vals = s.axes[a].second;
+        const size_t pos = size_t(std::find(vals.begin(), vals.end(), v) - vals.begin());
+        if (origin.starts_with("--axis")) throw input_error("--axis", name, "value " + v + " can never run: " + reason);
+        if (origin == "(default)")
+          throw input_error(s.file, "/axes/" + name, "the default value " + v + " can never run in this suite: " + reason);
+        throw input_error(s.file, origin + "/" + std::to_string(pos), "value " + v + " can never run in this suite: " + reason);
+      }
+    }
+  }
+  return e;
+}
+
+nlohmann::json reference_for(const suite& s, const cell& c, const std::string& detector_label) {
+  for (const auto& r : s.references) {
+    bool match = true;
+    for (auto it = r["where"].begin(); it != r["where"].end() && match; ++it) {
+      if (it.key() == "detector") match = it->get<std::string>() == detector_label;
+      else match = c.at(it.key()) == it->get<std::string>();
+    }
+    if (match) {
+      json out = r["published"];
+      if (!r["note"].get<std::string>().empty()) out["note"] = r["note"];
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace sdc

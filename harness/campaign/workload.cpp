@@ -1,0 +1,42 @@
+#include "harness/campaign/workload.hpp"
+
+#include <map>
+
+namespace sdc {
+namespace {
+std::map<std::string, std::unique_ptr<workload>>& registry() {
+  static std::map<std::string, std::unique_ptr<workload>> r;
+  return r;
+}
+}  // namespace
+
+const std::string& cell::at(const std::string& name) const {
+  for (const auto& [k, v] : axes)
+    if (k == name) return v;
+  throw std::out_of_range("cell has no axis " + name);
+}
+
+nlohmann::json cell::axes_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : axes) j[k] = v;
+  return j;
+}
+
+bool register_workload(std::unique_ptr<workload> w) {
+  auto name = w->name();
+  registry().emplace(name, std::move(w));
+  return true;
+}
+
+const workload* find_workload(const std::string& name) {
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : it->second.get();
+}
+
+std::vector<const workload*> all_workloads() {
+  std::vector<const workload*> out;
+  for (const auto& [k, v] : registry()) out.push_back(v.get());
+  return out;
+}
+
+}  // namespace sdc

@@ -1,0 +1,228 @@
+#include "harness/results/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "harness/errors.hpp"
+#include "harness/scoring/proportions.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+std::string pct(const json& rate) {
+  if (rate.is_null()) return "-";
+  return fmt::format("{:.2f}%", 100 * rate.get<double>());
+}
+
+std::string rate_ci(const json& block, const char* hits) {
+  if (block.is_null() || block["trials"].get<int64_t>() == 0) return "-";
+  return fmt::format("{:>7} [{:.1f},{:.1f}] {}/{}", pct(block["rate"]), 100 * block["ci95"][0].get<double>(),
+                     100 * block["ci95"][1].get<double>(), block[hits].get<int64_t>(), block["trials"].get<int64_t>());
+}
+
+// Axes with more than one value in the suite, in the workload's axis order
+// (the order of the cell key; JSON objects do not keep it).
+std::vector<std::string> varying_axes(const json& r) {
+  std::vector<std::string> out;
+  if (r["cells"].empty()) return out;
+  const std::string key = r["cells"][0]["key"];
+  size_t pos = 0;
+  while (pos < key.size()) {
+    const size_t eq = key.find('=', pos);
+    const std::string name = key.substr(pos, eq - pos);
+    if (r["suite"]["axes"].contains(name) && r["suite"]["axes"][name].size() > 1) out.push_back(name);
+    // Values may hold ';' only inside parentheses (npy paths excepted): skip to the next top-level ';'.
+    int depth = 0;
+    size_t k = eq + 1;
+    for (; k < key.size(); ++k) {
+      if (key[k] == '(') ++depth;
+      if (key[k] == ')') --depth;
+      if (key[k] == ';' && depth == 0) break;
+    }
+    pos = k + 1;
+  }
+  return out;
+}
+
+struct table {
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  std::string render() const {
+    std::vector<size_t> w(head.size());
+    for (size_t c = 0; c < head.size(); ++c) w[c] = head[c].size();
+    for (const auto& r : rows)
+      for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+    std::string out;
+    auto line = [&](const std::vector<std::string>& r) {
+      for (size_t c = 0; c < r.size(); ++c) out += fmt::format("{:<{}}{}", r[c], w[c], c + 1 < r.size() ? "  " : "");
+      out += "\n";
+    };
+    line(head);
+    std::vector<std::string> rule;
+    for (size_t c = 0; c < head.size(); ++c) rule.push_back(std::string(w[c], '-'));
+    line(rule);
+    for (const auto& r : rows) line(r);
+    return out;
+  }
+};
+
+std::string paper_column(const json& cell) {
+  const auto& ref = cell["reference"];
+  if (ref.is_null()) return "";
+  std::string s;
+  for (auto it = ref.begin(); it != ref.end(); ++it) {
+    if (it.key() == "note") continue;
+    const bool rate = it.key().ends_with(".rate");
+    s += (s.empty() ? "" : " ") + it.key() + "=" +
+         (rate ? fmt::format("{:.2f}%", 100 * it->get<double>()) : fmt::format("{:.4g}", it->get<double>()));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string show_table(const json& r) {
+  const auto& su = r["suite"];
+  std::string out = fmt::format("suite {} ({} scale, workload {}), {} faulty + {} clean trials per cell, seed {}\n",
+                                su["name"].get<std::string>(), su["scale"].get<std::string>(),
+                                su["workload"].get<std::string>(), su["trials"]["faulty"].get<int64_t>(),
+                                su["trials"]["clean"].get<int64_t>(), su["seed"].get<uint64_t>());
+  if (su["reproduces"].is_object())
+    out += fmt::format("reproduces {} {}\n", su["reproduces"]["paper"].get<std::string>(),
+                       su["reproduces"]["table"].get<std::string>());
+  const auto axes = varying_axes(r);
+  std::map<std::pair<int64_t, std::string>, double> overhead;
+  for (const auto& t : r["timing"])
+    if (!t["overhead"].is_null()) overhead[{t["cell"], t["detector"]}] = t["overhead"];
+  bool any_ref = false;
+  for (const auto& c : r["cells"]) any_ref |= !c["reference"].is_null();
+  table t;
+  t.head = axes;
+  for (const char* h : {"detector", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n", "overhead"}) t.head.push_back(h);
+  if (any_ref) t.head.push_back("paper");
+  int skipped = 0;
+  for (const auto& c : r["cells"]) {
+    std::vector<std::string> row;
+    for (const auto& a : axes) row.push_back(c["axes"][a].get<std::string>());
+    row.push_back(c["detector"]["label"]);
+    if (!c["skipped"].is_null()) {
+      ++skipped;
+      row.push_back("skipped: " + c["skipped"].get<std::string>());
+      for (size_t k = row.size(); k < t.head.size(); ++k) row.push_back("");
+      t.rows.push_back(row);
+      continue;
+    }
+    row.push_back(rate_ci(c["faulty"], "detected"));
+    const auto& large = c["by_significance"]["large"];
+    row.push_back(large["trials"].get<int64_t>() > 0
+                      ? fmt::format("{}/{}", large["detected"].get<int64_t>(), large["trials"].get<int64_t>())
+                      : "-");
+    row.push_back(rate_ci(c["clean"], "flagged"));
+    auto it = overhead.find({c["cell"], c["detector"]["label"]});
+    row.push_back(it == overhead.end() ? "-" : fmt::format("{:.1f}%", 100 * it->second));
+    if (any_ref) row.push_back(paper_column(c));
+    t.rows.push_back(row);
+  }
+  out += t.render();
+  if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
+  return out;
+}
+
+compare_summary compare_results(const json& a, const json& b, double alpha) {
+  const bool paired = a["suite"]["sha256"] == b["suite"]["sha256"] && a["suite"]["seed"] == b["suite"]["seed"] &&
+                      a["suite"]["trials"] == b["suite"]["trials"];
+  std::map<std::pair<std::string, std::string>, const json*> in_b;
+  for (const auto& c : b["cells"]) in_b[{c["key"], c["detector"]["label"]}] = &c;
+  compare_summary s;
+  table t;
+  t.head = {"cell", "detector", "A detected", "B detected", "B - A", "test", "p", ""};
+  std::vector<std::pair<std::vector<std::string>, double>> rows;
+  for (const auto& ca : a["cells"]) {
+    if (!ca["skipped"].is_null()) continue;
+    auto it = in_b.find({ca["key"], ca["detector"]["label"]});
+    if (it == in_b.end() || !(*it->second)["skipped"].is_null()) continue;
+    const json& cb = *it->second;
+    const auto& fa = ca["faulty"];
+    const auto& fb = cb["faulty"];
+    double p;
+    std::string test;
+    if (paired && fa["outcomes"].get<std::string>().size() == fb["outcomes"].get<std::string>().size()) {
+      const size_t n = size_t(fa["trials"].get<int64_t>() + fa["skipped"].get<int64_t>());
+      const auto ba = outcome_bits::from_hex(fa["outcomes"], n), bb = outcome_bits::from_hex(fb["outcomes"], n);
+      int64_t only_a = 0, only_b = 0;
+      for (size_t i = 0; i < n; ++i) only_a += ba.get(i) && !bb.get(i), only_b += !ba.get(i) && bb.get(i);
+      p = mcnemar_p(only_a, only_b);
+      test = fmt::format("McNemar {}/{}", only_a, only_b);
+    } else {
+      p = two_proportion_p(fa["detected"], fa["trials"], fb["detected"], fb["trials"]);
+      test = "two-proportion";
+    }
+    const double da = fa["rate"].is_null() ? 0 : fa["rate"].get<double>();
+    const double db = fb["rate"].is_null() ? 0 : fb["rate"].get<double>();
+    rows.push_back({{std::to_string(ca["cell"].get<int64_t>()), ca["detector"]["label"], pct(fa["rate"]), pct(fb["rate"]),
+                     fmt::format("{:+.2f}%", 100 * (db - da)), test, fmt::format("{:.3g}", p), ""},
+                    p});
+  }
+  s.cells = int(rows.size());
+  // Bonferroni over the cells compared: '*' marks p < alpha / cells.
+  for (auto& [row, p] : rows) {
+    if (p < alpha / std::max(1, s.cells)) {
+      row.back() = "*";
+      ++s.significant;
+    }
+    t.rows.push_back(row);
+  }
+  s.table = t.render() +
+            fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}\n", s.cells,
+                        s.significant, alpha,
+                        paired ? "McNemar on the same faults (same suite file and seed)" : "pooled two-proportion z-test");
+  return s;
+}
+
+compare_summary compare_detectors(const json& r, const std::string& first, const std::string& second, double alpha) {
+  std::map<int64_t, const json*> a, b;
+  for (const auto& c : r["cells"]) {
+    if (!c["skipped"].is_null()) continue;
+    if (c["detector"]["label"] == first) a[c["cell"]] = &c;
+    if (c["detector"]["label"] == second) b[c["cell"]] = &c;
+  }
+  if (a.empty()) throw input_error("--detectors", first, "no detector with this label ran in the result set");
+  if (b.empty()) throw input_error("--detectors", second, "no detector with this label ran in the result set");
+  compare_summary s;
+  table t;
+  t.head = {"cell", "key", first, second, "only " + first, "only " + second, "McNemar p", ""};
+  std::vector<std::pair<std::vector<std::string>, double>> rows;
+  for (const auto& [cell, ca] : a) {
+    auto it = b.find(cell);
+    if (it == b.end()) continue;
+    const auto& fa = (*ca)["faulty"];
+    const auto& fb = (*it->second)["faulty"];
+    const size_t n = size_t(fa["trials"].get<int64_t>() + fa["skipped"].get<int64_t>());
+    const auto ba = outcome_bits::from_hex(fa["outcomes"], n), bb = outcome_bits::from_hex(fb["outcomes"], n);
+    int64_t only_a = 0, only_b = 0;
+    for (size_t i = 0; i < n; ++i) only_a += ba.get(i) && !bb.get(i), only_b += !ba.get(i) && bb.get(i);
+    const double p = mcnemar_p(only_a, only_b);
+    rows.push_back({{std::to_string(cell), (*ca)["key"], pct(fa["rate"]), pct(fb["rate"]), std::to_string(only_a),
+                     std::to_string(only_b), fmt::format("{:.3g}", p), ""},
+                    p});
+  }
+  s.cells = int(rows.size());
+  for (auto& [row, p] : rows) {
+    if (p < alpha / std::max(1, s.cells)) {
+      row.back() = "*";
+      ++s.significant;
+    }
+    t.rows.push_back(row);
+  }
+  s.table = t.render() + fmt::format("{} cells, {} differ at family-wise alpha {} (McNemar on the same faults, Bonferroni)\n",
+                                     s.cells, s.significant, alpha);
+  return s;
+}
+
+}  // namespace sdc

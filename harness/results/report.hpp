@@ -1,0 +1,23 @@
+// Terminal tables of result sets: `show` (paper vs measured where the suite
+// carries published numbers) and `compare` (two runs, or two detectors of one
+// run, per cell, with a statistical test).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace sdc {
+
+std::string show_table(const nlohmann::json& result);
+
+struct compare_summary {
+  std::string table;
+  int cells = 0, significant = 0;
+};
+// Same cells (key, detector label) of two result sets: rate differences with
+// the two-proportion test, or McNemar where both ran the same faults (same
+// suite file, seed and cell: the per-trial outcomes pair up).
+compare_summary compare_results(const nlohmann::json& a, const nlohmann::json& b, double alpha);
+// Two detectors of one result set, per cell: McNemar on the faulty trials.
+compare_summary compare_detectors(const nlohmann::json& r, const std::string& first, const std::string& second, double alpha);
+
+}  // namespace sdc

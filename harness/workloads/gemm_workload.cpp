@@ -1,0 +1,304 @@
+// The floating-point GEMM workload: C = A x B for fp64, fp32, and bf16/fp16
+// inputs with fp32 accumulation and output rounding (offline verification
+// point of 001_e8c16cbdc32a8eac.txt section 3.6; the fp32 accumulator is also
+// handed to detectors for the fused point).
+//
+// Axes: dtype, distribution, shape (MxKxN), accumulation, fault, bit, target
+// (A, B: inputs, after any encoding; C: stored output; acc: fp32 accumulator
+// before output rounding), site.
+#include <chrono>
+#include <fmt/format.h>
+
+#include "harness/campaign/workload.hpp"
+#include "harness/errors.hpp"
+#include "harness/random/distributions.hpp"
+#include "injectors/inject.hpp"
+
+namespace sdc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+const std::vector<std::string> k_targets = {"A", "B", "C", "acc"};
+
+struct gemm_cell {
+  const format* dtype;
+  const format* out_fmt;
+  distribution dist;
+  gemm_shape shape;
+  accumulation_order order;
+  fault_model model;
+  bit_choice bits;
+  std::string target;
+  site_rule site;
+};
+
+gemm_cell parse_cell(const cell& c) {
+  gemm_cell g;
+  g.dtype = &format_by_name(c.at("dtype"));
+  g.out_fmt = g.dtype;
+  g.dist = parse_distribution(c.at("distribution"), c.base_dir);
+  g.shape = parse_gemm_shape(c.at("shape"));
+  g.order = parse_accumulation(c.at("accumulation"));
+  g.model = parse_fault_model(c.at("fault"));
+  g.bits = parse_bit_choice(c.at("bit"));
+  g.target = c.at("target");
+  g.site = parse_site_rule(c.at("site"));
+  return g;
+}
+
+// Format of the tensor a target names, and its dimensions.
+const format& target_format(const gemm_cell& g) { return g.target == "acc" ? fp32() : *g.dtype; }
+std::pair<int64_t, int64_t> target_dims(const gemm_cell& g) {
+  if (g.target == "A") return {g.shape.m, g.shape.k};
+  if (g.target == "B") return {g.shape.k, g.shape.n};
+  return {g.shape.m, g.shape.n};
+}
+
+// The bits a fault uses, resolved for the target's format.
+std::optional<std::vector<int>> fault_bits(const gemm_cell& g, std::string* why, std::string* axis) {
+  const format& f = target_format(g);
+  if (g.model.uses_bit_axis()) {
+    *axis = "bit";
+    if (g.bits.bits.empty()) {
+      *why = "fault model " + g.model.text() + " needs a bit";
+      return std::nullopt;
+    }
+    return g.bits.resolve(f, why);
+  }
+  *axis = "bit";
+  if (!g.bits.bits.empty()) {
+    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
+    return std::nullopt;
+  }
+  if (g.model.k == fault_model::kind::bitflip_random) {
+    *axis = "fault";
+    auto field = g.model.field.resolve(f, why);
+    if (field && int(field->size()) < g.model.count) {
+      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, field->size());
+      return std::nullopt;
+    }
+    return field;
+  }
+  return std::vector<int>{};
+}
+
+template <class T>
+class gemm_runner final : public cell_runner {
+ public:
+  gemm_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+    std::string why, axis;
+    spec_.model = g_.model;
+    spec_.bits = *fault_bits(g_, &why, &axis);
+    spec_.site = g_.site;
+    const detector_context ctx{g_.dtype, g_.out_fmt};
+    for (const auto& d : detectors) {
+      auto det = d.info->make(detector_params(d.params, g_.out_fmt), ctx);
+      auto* gd = dynamic_cast<gemm_detector*>(det.release());
+      detectors_.emplace_back(gd);
+    }
+    const auto& s = g_.shape;
+    A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
+    acc_.resize(size_t(s.m * s.n)), C_.resize(acc_.size());
+    rounds_ = g_.out_fmt->bits != int(sizeof(T) * 8);
+  }
+
+  trial_result run_trial(trial_kind kind, uint64_t trial) override {
+    trial_result r;
+    const auto& s = g_.shape;
+    rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
+    fill(A_, data);
+    fill(B_, data);
+    r.detector_seconds.assign(detectors_.size(), 0.0);
+    r.verdicts.resize(detectors_.size());
+    gemm_data<T> clean = view(A_.data(), B_.data(), acc_.data(), C_.data());
+    for (size_t d = 0; d < detectors_.size(); ++d) {
+      const auto t0 = clock_type::now();
+      detectors_[d]->encode(clean);
+      r.detector_seconds[d] += seconds_since(t0);
+    }
+    const auto t0 = clock_type::now();
+    gemm_run(A_.data(), B_.data(), acc_.data(), s, g_.order);
+    round_output(acc_, C_);
+    r.kernel_seconds = seconds_since(t0);
+
+    gemm_data<T> checked = clean;
+    if (kind == trial_kind::faulty) {
+      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
+      auto rec = inject_fault(frng);
+      if (!rec.applied) {
+        r.skipped = true;
+        r.skip_reason = rec.skip_reason;
+        return r;
+      }
+      checked = view(g_.target == "A" ? A2_.data() : A_.data(), g_.target == "B" ? B2_.data() : B_.data(),
+                     acc2_.data(), C2_.data());
+      label_significance(rec, r);
+    }
+    for (size_t d = 0; d < detectors_.size(); ++d) {
+      const auto t1 = clock_type::now();
+      r.verdicts[d] = detectors_[d]->verify(checked);
+      r.detector_seconds[d] += seconds_since(t1);
+    }
+    return r;
+  }
+
+ private:
+  gemm_data<T> view(const T* A, const T* B, const T* acc, const T* C) const {
+    gemm_data<T> d;
+    d.dtype = g_.dtype, d.out_fmt = g_.out_fmt, d.shape = g_.shape, d.order = g_.order;
+    d.A = A, d.B = B, d.acc = acc, d.C = rounds_ ? C : acc;
+    return d;
+  }
+
+  void fill(std::vector<T>& v, rng& g) const {
+    for (auto& x : v) x = T(round_to(*g_.dtype, g_.dist.sample(g)));
+  }
+
+  void round_output(const std::vector<T>& acc, std::vector<T>& out) const {
+    if (!rounds_) return;
+    if constexpr (std::is_same_v<T, float>) {
+      if (g_.out_fmt == &bf16()) {
+        for (size_t i = 0; i < acc.size(); ++i) out[i] = fp32_from_bf16(bf16_from_fp32(acc[i]));
+        return;
+      }
+      if (g_.out_fmt == &fp16()) {
+        for (size_t i = 0; i < acc.size(); ++i) out[i] = fp32_from_fp16(fp16_from_fp32(acc[i]));
+        return;
+      }
+    }
+    for (size_t i = 0; i < acc.size(); ++i) out[i] = T(round_to(*g_.out_fmt, double(acc[i])));
+  }
+
+  injection_record inject_fault(rng& frng) {
+    const auto& s = g_.shape;
+    acc2_ = acc_;
+    C2_ = C_;
+    auto tensor = [&](std::vector<T>& v, const format& f, int64_t rows, int64_t cols) {
+      return tensor_view{&f, v.data(), rows, cols};
+    };
+    injection_record rec;
+    if (g_.target == "A" || g_.target == "B") {
+      auto& src = g_.target == "A" ? A_ : B_;
+      auto& dst = g_.target == "A" ? A2_ : B2_;
+      dst = src;
+      const auto [rows, cols] = target_dims(g_);
+      rec = inject(tensor(dst, *g_.dtype, rows, cols), spec_, frng);
+      if (!rec.applied) return rec;
+      gemm_run(g_.target == "A" ? A2_.data() : A_.data(), g_.target == "B" ? B2_.data() : B_.data(), acc2_.data(), s,
+               g_.order);
+      round_output(acc2_, C2_);
+    } else if (g_.target == "C") {
+      rec = inject(tensor(rounds_ ? C2_ : acc2_, *g_.out_fmt, s.m, s.n), spec_, frng);
+    } else {  // acc: the fp32 accumulator before output rounding
+      rec = inject(tensor(acc2_, fp32(), s.m, s.n), spec_, frng);
+      if (rec.applied) round_output(acc2_, C2_);
+    }
+    return rec;
+  }
+
+  // Worst significance over the output elements the fault changed, judged
+  // against the exact (MPFR) result of the clean inputs.
+  void label_significance(const injection_record& rec, trial_result& r) {
+    const auto& s = g_.shape;
+    const std::vector<T>& clean_out = rounds_ ? C_ : acc_;
+    const std::vector<T>& faulty_out = rounds_ ? C2_ : acc2_;
+    int64_t r0 = 0, r1 = s.m, c0 = 0, c1 = s.n;
+    if (g_.target == "A") r0 = rec.row, r1 = rec.row + 1;
+    else if (g_.target == "B") c0 = rec.col, c1 = rec.col + 1;
+    else r0 = rec.row, r1 = rec.row + 1, c0 = rec.col, c1 = rec.col + 1;
+    r.band = significance::masked;
+    r.err_rel = 0;
+    mp_value exact;
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t j = c0; j < c1; ++j) {
+        const size_t idx = size_t(i * s.n + j);
+        const double c = double(clean_out[idx]), f = double(faulty_out[idx]);
+        const bool same = std::isnan(c) ? std::isnan(f) : (c == f && std::signbit(c) == std::signbit(f));
+        if (same) continue;
+        exact_dot(exact.get(), A_.data() + i * s.k, 1, B_.data() + j, s.n, s.k);
+        const auto e = classify_element(*g_.out_fmt, exact.get(), c, f);
+        if (int(e.band) > int(r.band)) r.band = e.band;
+        r.err_rel = std::max(r.err_rel, e.err_rel);
+      }
+  }
+
+  gemm_cell g_;
+  uint64_t seed_, hash_;
+  fault_spec spec_;
+  bool rounds_ = false;
+  std::vector<std::unique_ptr<gemm_detector>> detectors_;
+  std::vector<T> A_, B_, acc_, C_, A2_, B2_, acc2_, C2_;
+};
+
+class gemm_workload final : public workload {
+ public:
+  gemm_workload() {
+    auto simple = [](auto parse) {
+      return [parse](const std::string& v, const std::string&) { return parse(v); };
+    };
+    axes_ = {
+        {"dtype", "element format: bf16, fp16 (fp32 accumulation, output rounded), fp32, fp64", {"fp32"},
+         simple([](const std::string& v) { return std::string(format_by_name(v).name); })},
+        {"distribution", "input values: normal(mu,sigma), uniform(a,b), trunc_normal(mu,sigma,lo,hi), abs_normal(mu,sigma), log_magnitude(mu,sigma), npy(PATH)",
+         {"normal(0,1)"},
+         [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
+        {"shape", "MxKxN: A is MxK, B is KxN (the papers' (M, K, N))", {"64x256x64"},
+         simple([](const std::string& v) { return parse_gemm_shape(v).text(); })},
+        {"accumulation", "per-element order: sequential, kblock(B), pairwise, openblas", {"sequential"},
+         simple([](const std::string& v) { return parse_accumulation(v).text(); })},
+        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip"},
+         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
+        {"bit", "bit(s) for bit models: index from the LSB, sign, expN, mantN, joined by '+'; none for other models",
+         {"exp1"}, simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        {"target", "where the fault lands: A, B (inputs after encoding), C (stored output), acc (fp32 accumulator)",
+         {"C"}, simple([](const std::string& v) {
+           for (const auto& t : k_targets)
+             if (v == t) return v;
+           throw value_error("expected a target: A, B, C or acc; got '" + v + "'");
+         })},
+        {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
+         simple([](const std::string& v) { return parse_site_rule(v).text(); })},
+    };
+  }
+  std::string name() const override { return "gemm"; }
+  std::string summary() const override { return "C = A x B in fp64, fp32, bf16/fp16 (fp32 accumulation)"; }
+  const std::vector<axis_def>& axes() const override { return axes_; }
+
+  std::optional<skip_info> skip_reason(const cell& c) const override {
+    const gemm_cell g = parse_cell(c);
+    if (g.target == "acc" && (g.dtype == &fp32() || g.dtype == &fp64()))
+      return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
+    std::string why, axis;
+    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    if (g.dtype != &fp64() && g.dtype != &fp32() && g.dtype != &bf16() && g.dtype != &fp16())
+      return skip_info{"dtype", fmt::format("the gemm workload runs bf16, fp16, fp32 and fp64, not {}", g.dtype->name)};
+    const auto [rows, cols] = target_dims(g);
+    if (auto w = g.site.check(rows, cols); !w.empty()) return skip_info{"site", w};
+    return std::nullopt;
+  }
+
+  detector_context context(const cell& c) const override {
+    const format* f = &format_by_name(c.at("dtype"));
+    return {f, f};
+  }
+
+  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
+                                           uint64_t seed) const override {
+    if (c.at("dtype") == "fp64") return std::make_unique<gemm_runner<double>>(c, detectors, seed);
+    return std::make_unique<gemm_runner<float>>(c, detectors, seed);
+  }
+
+ private:
+  std::vector<axis_def> axes_;
+};
+
+const bool registered = register_workload(std::make_unique<gemm_workload>());
+
+}  // namespace
+}  // namespace sdc
