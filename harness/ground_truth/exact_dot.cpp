@@ -77,7 +77,7 @@ element_error classify_element(const format& out_fmt, mpfr_srcptr exact, double 
   e.err_rel = mag > 0 ? err / mag : (err > 0 ? std::numeric_limits<double>::infinity() : 0.0);
   const bool same_bits = std::isnan(clean) ? std::isnan(faulty) : (faulty == clean && std::signbit(faulty) == std::signbit(clean));
   if (same_bits) e.band = significance::masked;
-  else if (err <= std::max(e.noise, out_fmt.unit_roundoff() * mag)) e.band = significance::within_noise;
+  else if (err <= std::max(e.noise, ulp_of(out_fmt, e.exact))) e.band = significance::within_noise;
   else if (e.err_rel <= k_small_fault_rel) e.band = significance::small;
   else e.band = significance::large;
   return e;

@@ -50,7 +50,8 @@ struct element_error {
 };
 
 // Classifies a faulty output element: masked (bits equal the clean output's),
-// within_noise (|faulty - exact| <= max(|clean - exact|, u_out * |exact|)),
+// within_noise (|faulty - exact| <= max(|clean - exact|, ulp_out(exact)): no worse than
+// the clean output, or one ulp, which another legal accumulation order could give),
 // small (relative error <= 1e-3), large (above, or not finite).
 element_error classify_element(const format& out_fmt, mpfr_srcptr exact, double clean, double faulty);
 

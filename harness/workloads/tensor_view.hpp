@@ -11,6 +11,18 @@
 
 namespace sdc {
 
+// NaN encodings of a narrow float held in fp32, moved bit-exactly: sign, payload
+// and quiet bit as the fault left them (a signalling NaN stays signalling until
+// arithmetic touches it). Conversions of values follow the NaN policy instead.
+inline uint32_t fp32_bits_holding_nan(const format& f, uint64_t b) {
+  const uint64_t frac = b & ((1ull << f.mant_bits) - 1);
+  return uint32_t(((b >> f.sign_bit()) & 1) << 31) | 0x7f800000u | uint32_t(frac << (23 - f.mant_bits));
+}
+inline uint64_t nan_bits_held_in_fp32(const format& f, uint32_t u) {
+  const uint64_t all_ones_exp = ((1ull << f.exp_bits) - 1) << f.mant_bits;
+  return (uint64_t(u >> 31) << f.sign_bit()) | all_ones_exp | ((u & 0x7fffffu) >> (23 - f.mant_bits));
+}
+
 struct tensor_view {
   const format* fmt = nullptr;
   void* data = nullptr;
@@ -23,7 +35,9 @@ struct tensor_view {
       case storage_type::f64: return std::bit_cast<uint64_t>(static_cast<const double*>(data)[i]);
       case storage_type::f32: {
         const float v = static_cast<const float*>(data)[i];
-        if (fmt->bits == 32) return std::bit_cast<uint32_t>(v);
+        const uint32_t u = std::bit_cast<uint32_t>(v);
+        if (fmt->bits == 32) return u;
+        if ((u & 0x7fffffffu) > 0x7f800000u) return nan_bits_held_in_fp32(*fmt, u);
         if (fmt == &bf16()) return bf16_from_fp32(v);
         if (fmt == &fp16()) return fp16_from_fp32(v);
         return encode(*fmt, double(v));
@@ -42,6 +56,7 @@ struct tensor_view {
       case storage_type::f32: {
         float v;
         if (fmt->bits == 32) v = std::bit_cast<float>(uint32_t(b));
+        else if (is_nan_bits(*fmt, b)) v = std::bit_cast<float>(fp32_bits_holding_nan(*fmt, b));
         else if (fmt == &bf16()) v = fp32_from_bf16(uint16_t(b));
         else if (fmt == &fp16()) v = fp32_from_fp16(uint16_t(b));
         else v = float(decode(*fmt, b));

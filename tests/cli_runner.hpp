@@ -1,0 +1,45 @@
+// Runs the sdcbench binary from tests and captures what it prints.
+#pragma once
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace sdc::testing {
+
+struct cli_result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+inline cli_result run_cli(const std::string& args) {
+  cli_result r;
+  const std::string cmd = std::string(SDCBENCH_BINARY) + " " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A fresh scratch folder per test.
+inline std::string scratch_dir(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / ("sdcbench-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
+}
+
+inline std::string test_data(const std::string& rel) { return std::string(SDCBENCH_TEST_DATA) + "/" + rel; }
+
+}  // namespace sdc::testing

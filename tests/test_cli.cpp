@@ -1,0 +1,211 @@
+// End-to-end tests of the sdcbench command: determinism whatever the thread
+// count, resumption after a crash, sharding, validation, and the clear errors
+// malformed suites must produce.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_runner.hpp"
+
+using namespace sdc::testing;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string k_suite = test_data("suites/determinism.json");
+
+json run_ok(const std::string& args, const std::string& out) {
+  auto r = run_cli("run " + args + " --quiet --out " + out);
+  EXPECT_EQ(r.code, 0) << r.output;
+  return read_json(out);
+}
+
+}  // namespace
+
+TEST(Cli, SameCellsWithOneOrTwoThreads) {
+  const auto d = scratch_dir("threads");
+  const json a = run_ok(k_suite + " --threads 1", d + "/a.json");
+  const json b = run_ok(k_suite + " --threads 2", d + "/b.json");
+  ASSERT_GT(a["cells"].size(), 100u);
+  EXPECT_EQ(a["cells"].dump(), b["cells"].dump());
+  // Some cells are skipped with a reason (e.g. random_value takes no bit; acc on fp32).
+  int skipped = 0, ran = 0;
+  for (const auto& c : a["cells"]) (c["skipped"].is_null() ? ran : skipped)++;
+  EXPECT_GT(skipped, 0);
+  EXPECT_GT(ran, 0);
+}
+
+TEST(Cli, KilledRunResumesToTheSameCells) {
+  const auto d = scratch_dir("resume");
+  const json full = run_ok(k_suite + " --threads 2", d + "/full.json");
+  const std::string out = d + "/resumed.json";
+  auto killed = run_cli("run " + k_suite + " --quiet --threads 2 --out " + out + " --stop-after-cells 40");
+  EXPECT_EQ(killed.code, 3) << killed.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no result file may exist after a crash";
+  EXPECT_TRUE(std::filesystem::exists(out + ".journal"));
+  // Without --resume the journal is not silently overwritten.
+  auto refused = run_cli("run " + k_suite + " --quiet --out " + out);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.output.find("--resume"), std::string::npos) << refused.output;
+  // A second crash mid-way through the resumed run, then a final resume.
+  auto killed2 = run_cli("run " + k_suite + " --quiet --threads 1 --resume --out " + out + " --stop-after-cells 30");
+  EXPECT_EQ(killed2.code, 3) << killed2.output;
+  const json resumed = run_ok(k_suite + " --threads 1 --resume", out);
+  EXPECT_EQ(full["cells"].dump(), resumed["cells"].dump());
+  EXPECT_FALSE(std::filesystem::exists(out + ".journal"));
+}
+
+TEST(Cli, ResumeRefusesAJournalOfAnotherRun) {
+  const auto d = scratch_dir("resume-mismatch");
+  const std::string out = d + "/r.json";
+  auto killed = run_cli("run " + k_suite + " --quiet --out " + out + " --stop-after-cells 2");
+  ASSERT_EQ(killed.code, 3);
+  auto r = run_cli("run " + k_suite + " --quiet --resume --scale full --out " + out);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(".journal"), std::string::npos) << r.output;
+}
+
+TEST(Cli, TwoShardsMergeIntoTheUnshardedRun) {
+  const auto d = scratch_dir("shards");
+  const json whole = run_ok(k_suite, d + "/whole.json");
+  run_ok(k_suite + " --shard 0/2", d + "/s0.json");
+  run_ok(k_suite + " --shard 1/2", d + "/s1.json");
+  auto m = run_cli("merge " + d + "/s1.json " + d + "/s0.json --out " + d + "/merged.json");
+  ASSERT_EQ(m.code, 0) << m.output;
+  const json merged = read_json(d + "/merged.json");
+  EXPECT_EQ(whole["cells"].dump(), merged["cells"].dump());
+  auto v = run_cli("validate " + d + "/merged.json");
+  EXPECT_EQ(v.code, 0) << v.output;
+  // A missing shard is an error.
+  auto bad = run_cli("merge " + d + "/s0.json --out " + d + "/bad.json");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("shard 1/2 is missing"), std::string::npos) << bad.output;
+}
+
+TEST(Cli, ValidateCatchesTamperedResults) {
+  const auto d = scratch_dir("validate");
+  json r = run_ok(k_suite + " --axis dtype=fp32 --axis target=C", d + "/r.json");
+  EXPECT_EQ(run_cli("validate " + d + "/r.json").code, 0);
+  for (auto& c : r["cells"])
+    if (c["skipped"].is_null()) {
+      c["faulty"]["detected"] = c["faulty"]["detected"].get<int>() + 1;  // no longer matches rate and outcome bits
+      break;
+    }
+  std::ofstream(d + "/t.json") << r.dump();
+  auto v = run_cli("validate " + d + "/t.json");
+  EXPECT_EQ(v.code, 1);
+  EXPECT_NE(v.output.find("rate is not detected/trials"), std::string::npos) << v.output;
+  json partial = read_json(d + "/r.json");
+  partial["complete"] = false;
+  std::ofstream(d + "/p.json") << partial.dump();
+  EXPECT_EQ(run_cli("validate " + d + "/p.json").code, 1);
+}
+
+TEST(Cli, AxisOverrideSelectsCellsWithIdenticalResults) {
+  const auto d = scratch_dir("override");
+  const json whole = run_ok(k_suite, d + "/whole.json");
+  const json one = run_ok(k_suite + " --axis dtype=bf16 --axis target=B --axis fault=bitflip --axis bit=exp2",
+                          d + "/one.json");
+  ASSERT_FALSE(one["cells"].empty());
+  // The same cell key yields the same numbers whether run alone or in the full product.
+  for (const auto& c : one["cells"]) {
+    bool found = false;
+    for (const auto& w : whole["cells"])
+      if (w["key"] == c["key"] && w["detector"] == c["detector"]) {
+        found = true;
+        json a = c, b = w;
+        a.erase("cell"), b.erase("cell");
+        EXPECT_EQ(a.dump(), b.dump());
+      }
+    EXPECT_TRUE(found) << c["key"];
+  }
+}
+
+TEST(Cli, CompareSameFaultsUsesMcNemar) {
+  const auto d = scratch_dir("compare");
+  run_ok(k_suite + " --axis dtype=fp32 --axis target=C", d + "/r.json");
+  auto c = run_cli("compare " + d + "/r.json --detectors 'nan_inf,abft(1e-4)'");
+  ASSERT_EQ(c.code, 0) << c.output;
+  EXPECT_NE(c.output.find("McNemar"), std::string::npos);
+  auto bad = run_cli("compare " + d + "/r.json --detectors nan_inf,vabft");
+  EXPECT_EQ(bad.code, 2);
+}
+
+struct bad_suite_case {
+  const char* file;
+  const char* path;      // the JSON path the message must name
+  const char* expected;  // a fragment of what was expected
+};
+
+class MalformedSuite : public ::testing::TestWithParam<bad_suite_case> {};
+
+TEST_P(MalformedSuite, ExitsTwoNamingFileFieldAndExpectation) {
+  const auto& c = GetParam();
+  const auto d = scratch_dir(std::string("bad-") + c.file);
+  const std::string file = test_data(std::string("suites_bad/") + c.file);
+  const std::string out = d + "/out.json";
+  auto r = run_cli("run " + file + " --quiet --out " + out);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(c.file), std::string::npos) << "message must name the file:\n" << r.output;
+  EXPECT_NE(r.output.find(c.path), std::string::npos) << "message must name the field " << c.path << ":\n" << r.output;
+  EXPECT_NE(r.output.find(c.expected), std::string::npos) << "message must say what was expected:\n" << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".journal"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, MalformedSuite,
+    ::testing::Values(
+        bad_suite_case{"bad_json.json", "byte", "expected valid JSON"},
+        bad_suite_case{"not_object.json", "/", "expected a JSON object"},
+        bad_suite_case{"wrong_schema.json", "/schema", "sdcbench.suite/1"},
+        bad_suite_case{"missing_name.json", "/name", "required field is missing"},
+        bad_suite_case{"bad_name.json", "/name", "lower-case"},
+        bad_suite_case{"unknown_workload.json", "/workload", "expected one of: gemm"},
+        bad_suite_case{"unknown_field.json", "/trails", "unknown field"},
+        bad_suite_case{"unknown_detector.json", "/detectors/1/name", "unknown detector"},
+        bad_suite_case{"unknown_param.json", "/detectors/0/params", "has no parameter 'tolerance'"},
+        bad_suite_case{"bad_param_value.json", "/detectors/0/params", "unit roundoff"},
+        bad_suite_case{"duplicate_label.json", "/detectors/1/label", "used twice"},
+        bad_suite_case{"negative_trials.json", "/trials/faulty", "non-negative integer"},
+        bad_suite_case{"fractional_trials.json", "/trials/faulty", "non-negative integer"},
+        bad_suite_case{"zero_trials.json", "/trials", "at least one"},
+        bad_suite_case{"missing_preset.json", "/presets/full", "required field is missing"},
+        bad_suite_case{"negative_seed.json", "/seed", "non-negative integer"},
+        bad_suite_case{"unknown_axis.json", "/axes/colour", "unknown axis"},
+        bad_suite_case{"empty_axis.json", "/axes/dtype", "non-empty array"},
+        bad_suite_case{"shape_wrong_rank.json", "/axes/shape/0", "MxKxN"},
+        bad_suite_case{"exponent_bit_on_int8.json", "/axes/bit/0", "no exponent bits"},
+        bad_suite_case{"bit_outside_format.json", "/axes/bit/0", "outside"},
+        bad_suite_case{"unknown_distribution.json", "/axes/distribution/0", "unknown distribution"},
+        bad_suite_case{"bad_sigma.json", "/axes/distribution/0", "sigma must be > 0"},
+        bad_suite_case{"site_outside.json", "/axes/site/0", "outside a 8x8 tensor"},
+        bad_suite_case{"unknown_fault.json", "/axes/fault/0", "expected a fault model"},
+        bad_suite_case{"reference_unknown_detector.json", "/reference/0/where/detector", "no detector with label"},
+        bad_suite_case{"truncated_npy.json", "truncated.npy", "truncated"},
+        bad_suite_case{"wrong_type_bit.json", "/axes/bit/0", "expected a string or a number"}),
+    [](const auto& info) {
+      std::string n = info.param.file;
+      return n.substr(0, n.find('.'));
+    });
+
+TEST(Cli, BadCommandLineValuesExitTwo) {
+  const auto d = scratch_dir("badargs");
+  struct {
+    std::string args, fragment;
+  } cases[] = {
+      {"run " + k_suite + " --axis colour=red", "--axis: colour: unknown axis"},
+      {"run " + k_suite + " --axis bit=exp9 --axis dtype=bf16", "--axis: bit"},
+      {"run " + k_suite + " --shard 3/2", "--shard"},
+      {"run " + k_suite + " --scale huge", "huge"},
+      {"run " + d + "/does-not-exist.json", "cannot open"},
+      {"show " + d + "/nothing.json", "cannot open"},
+  };
+  for (const auto& c : cases) {
+    auto r = run_cli(c.args + " --out " + d + "/x.json");
+    if (c.args.starts_with("show")) r = run_cli(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.fragment), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
