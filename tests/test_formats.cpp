@@ -128,3 +128,22 @@ TEST(BitFields, Sets) {
   EXPECT_FALSE(parse_bit_set_ref("exp").resolve(format_by_name("int8"), &why));
   EXPECT_EQ(parse_bit_set_ref("value").resolve(format_by_name("u8"), &why)->size(), 8u);
 }
+
+#include "harness/workloads/tensor_view.hpp"
+
+TEST(Formats, RoundIntoMatchesGenericRounding) {
+  const double probes[] = {0.0, -0.0, 1.0 + std::ldexp(1.0, -8), 1.0 + std::ldexp(1.0, -24), 65519.99, 65520.0, 1e-8,
+                           std::ldexp(1.0, -150), std::ldexp(3.0, -151), 3.4e38, 3.5e38, -1e300, 0.1, -2.5e-5};
+  for (const auto& f : all_formats()) {
+    if (!f.is_float()) continue;
+    for (double x : probes) {
+      const double want = round_to(f, x);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(double(round_into<float>(f, x)))) << f.name << " " << x;
+        continue;
+      }
+      if (f.bits == 64) EXPECT_EQ(round_into<double>(f, x), want);
+      else EXPECT_EQ(double(round_into<float>(f, x)), want) << f.name << " " << x;
+    }
+  }
+}

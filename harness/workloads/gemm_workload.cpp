@@ -157,7 +157,7 @@ class gemm_runner final : public cell_runner {
   }
 
   void fill(std::vector<T>& v, rng& g) const {
-    for (auto& x : v) x = T(round_to(*g_.dtype, g_.dist.sample(g)));
+    for (auto& x : v) x = round_into<T>(*g_.dtype, g_.dist.sample(g));
   }
 
   void round_output(const std::vector<T>& acc, std::vector<T>& out) const {

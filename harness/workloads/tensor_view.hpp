@@ -23,6 +23,17 @@ inline uint64_t nan_bits_held_in_fp32(const format& f, uint32_t u) {
   return (uint64_t(u >> 31) << f.sign_bit()) | all_ones_exp | ((u & 0x7fffffu) >> (23 - f.mant_bits));
 }
 
+// x rounded (RNE) to f and held in T (float for fp32/bf16/fp16/fp8, double for
+// fp64): the same value as round_to(f, x), without the generic decode.
+template <class T>
+inline T round_into(const format& f, double x) {
+  if (f.bits == 64) return T(x);
+  if (f.bits == 32 && f.is_float()) return T(float(x));  // C++ double->float conversion is RNE
+  if (&f == &bf16()) return T(fp32_from_bf16(uint16_t(encode(f, x))));
+  if (&f == &fp16()) return T(fp32_from_fp16(uint16_t(encode(f, x))));
+  return T(round_to(f, x));
+}
+
 struct tensor_view {
   const format* fmt = nullptr;
   void* data = nullptr;
