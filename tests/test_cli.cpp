@@ -209,3 +209,26 @@ TEST(Cli, BadCommandLineValuesExitTwo) {
     EXPECT_NE(r.output.find(c.fragment), std::string::npos) << c.args << "\n" << r.output;
   }
 }
+
+// compare on committed fixture files with hand-chosen outcomes (tests/fixtures/).
+TEST(Cli, CompareFixtures) {
+  const std::string a = test_data("fixtures/compare_a.json"), b = test_data("fixtures/compare_b.json"),
+                    c = test_data("fixtures/compare_c_other_seed.json");
+  ASSERT_EQ(run_cli("validate " + a + " " + b + " " + c).code, 0);
+  // Same suite file and seed: the faults pair up, McNemar. Cell 0: 22 trials only A
+  // detects, 2 only B: exact p = 2 * (1 + 24 + 276) / 2^24 = 3.588e-05, significant.
+  // Cell 1: 5 and 5: p = 1.
+  auto paired = run_cli("compare " + a + " " + b);
+  ASSERT_EQ(paired.code, 0) << paired.output;
+  EXPECT_NE(paired.output.find("McNemar 22/2"), std::string::npos) << paired.output;
+  EXPECT_NE(paired.output.find("3.59e-05"), std::string::npos) << paired.output;
+  EXPECT_NE(paired.output.find("McNemar 5/5"), std::string::npos) << paired.output;
+  EXPECT_NE(paired.output.find("2 cells compared, 1 differ"), std::string::npos) << paired.output;
+  // Another seed: different faults, pooled two-proportion test. Cell 0: 30/40 vs
+  // 10/40, z = 0.5 / sqrt(0.25 * 2/40) = 4.472, p = 7.74e-06.
+  auto unpaired = run_cli("compare " + a + " " + c);
+  ASSERT_EQ(unpaired.code, 0) << unpaired.output;
+  EXPECT_NE(unpaired.output.find("two-proportion"), std::string::npos) << unpaired.output;
+  EXPECT_NE(unpaired.output.find("7.74e-06"), std::string::npos) << unpaired.output;
+  EXPECT_NE(unpaired.output.find("-50.00%"), std::string::npos) << unpaired.output;
+}

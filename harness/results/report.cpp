@@ -85,6 +85,34 @@ std::string paper_column(const json& cell) {
   return s;
 }
 
+// Trials only `a` flags and trials only `b` flags, over the same faulty trials.
+std::pair<int64_t, int64_t> disagreements(const json& fa, const json& fb) {
+  const size_t n = size_t(fa["trials"].get<int64_t>() + fa["skipped"].get<int64_t>());
+  const auto ba = outcome_bits::from_hex(fa["outcomes"], n), bb = outcome_bits::from_hex(fb["outcomes"], n);
+  int64_t only_a = 0, only_b = 0;
+  for (size_t i = 0; i < n; ++i) {
+    only_a += ba.get(i) && !bb.get(i);
+    only_b += !ba.get(i) && bb.get(i);
+  }
+  return {only_a, only_b};
+}
+
+// Marks rows whose p-value is below alpha / rows (Bonferroni) with '*' in the
+// last column and renders them.
+compare_summary finish_comparison(table t, std::vector<std::pair<std::vector<std::string>, double>> rows, double alpha) {
+  compare_summary s;
+  s.cells = int(rows.size());
+  for (auto& [row, p] : rows) {
+    if (p < alpha / std::max(1, s.cells)) {
+      row.back() = "*";
+      ++s.significant;
+    }
+    t.rows.push_back(row);
+  }
+  s.table = t.render();
+  return s;
+}
+
 }  // namespace
 
 std::string show_table(const json& r) {
@@ -153,10 +181,7 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
     double p;
     std::string test;
     if (paired && fa["outcomes"].get<std::string>().size() == fb["outcomes"].get<std::string>().size()) {
-      const size_t n = size_t(fa["trials"].get<int64_t>() + fa["skipped"].get<int64_t>());
-      const auto ba = outcome_bits::from_hex(fa["outcomes"], n), bb = outcome_bits::from_hex(fb["outcomes"], n);
-      int64_t only_a = 0, only_b = 0;
-      for (size_t i = 0; i < n; ++i) only_a += ba.get(i) && !bb.get(i), only_b += !ba.get(i) && bb.get(i);
+      const auto [only_a, only_b] = disagreements(fa, fb);
       p = mcnemar_p(only_a, only_b);
       test = fmt::format("McNemar {}/{}", only_a, only_b);
     } else {
@@ -169,17 +194,8 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
                      fmt::format("{:+.2f}%", 100 * (db - da)), test, fmt::format("{:.3g}", p), ""},
                     p});
   }
-  s.cells = int(rows.size());
-  // Bonferroni over the cells compared: '*' marks p < alpha / cells.
-  for (auto& [row, p] : rows) {
-    if (p < alpha / std::max(1, s.cells)) {
-      row.back() = "*";
-      ++s.significant;
-    }
-    t.rows.push_back(row);
-  }
-  s.table = t.render() +
-            fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}\n", s.cells,
+  s = finish_comparison(t, std::move(rows), alpha);
+  s.table += fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}\n", s.cells,
                         s.significant, alpha,
                         paired ? "McNemar on the same faults (same suite file and seed)" : "pooled two-proportion z-test");
   return s;
@@ -203,24 +219,14 @@ compare_summary compare_detectors(const json& r, const std::string& first, const
     if (it == b.end()) continue;
     const auto& fa = (*ca)["faulty"];
     const auto& fb = (*it->second)["faulty"];
-    const size_t n = size_t(fa["trials"].get<int64_t>() + fa["skipped"].get<int64_t>());
-    const auto ba = outcome_bits::from_hex(fa["outcomes"], n), bb = outcome_bits::from_hex(fb["outcomes"], n);
-    int64_t only_a = 0, only_b = 0;
-    for (size_t i = 0; i < n; ++i) only_a += ba.get(i) && !bb.get(i), only_b += !ba.get(i) && bb.get(i);
+    const auto [only_a, only_b] = disagreements(fa, fb);
     const double p = mcnemar_p(only_a, only_b);
     rows.push_back({{std::to_string(cell), (*ca)["key"], pct(fa["rate"]), pct(fb["rate"]), std::to_string(only_a),
                      std::to_string(only_b), fmt::format("{:.3g}", p), ""},
                     p});
   }
-  s.cells = int(rows.size());
-  for (auto& [row, p] : rows) {
-    if (p < alpha / std::max(1, s.cells)) {
-      row.back() = "*";
-      ++s.significant;
-    }
-    t.rows.push_back(row);
-  }
-  s.table = t.render() + fmt::format("{} cells, {} differ at family-wise alpha {} (McNemar on the same faults, Bonferroni)\n",
+  s = finish_comparison(t, std::move(rows), alpha);
+  s.table += fmt::format("{} cells, {} differ at family-wise alpha {} (McNemar on the same faults, Bonferroni)\n",
                                      s.cells, s.significant, alpha);
   return s;
 }
