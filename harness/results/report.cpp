@@ -60,8 +60,10 @@ struct table {
       for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
     std::string out;
     auto line = [&](const std::vector<std::string>& r) {
-      for (size_t c = 0; c < r.size(); ++c) out += fmt::format("{:<{}}{}", r[c], w[c], c + 1 < r.size() ? "  " : "");
-      out += "\n";
+      std::string l;
+      for (size_t c = 0; c < r.size(); ++c) l += fmt::format("{:<{}}{}", r[c], w[c], c + 1 < r.size() ? "  " : "");
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
     };
     line(head);
     std::vector<std::string> rule;
