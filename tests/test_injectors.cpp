@@ -182,10 +182,8 @@ TEST(Injectors, ValueModelsEveryFormat) {
 }
 
 TEST(Injectors, SiteRules) {
-  std::vector<float> v(6 * 9, 1.0f);
-  tensor_view t{&fp32(), v.data(), 6, 9};
   rng g = make_stream(5, 5, 5, trial_kind::faulty, stream_purpose::fault);
-  std::vector<int> hits(v.size(), 0);
+  std::vector<int> hits(6 * 9, 0);
   for (int rep = 0; rep < 3000; ++rep) hits[size_t(parse_site_rule("uniform").draw(6, 9, g))]++;
   for (int h : hits) EXPECT_GT(h, 20) << "uniform must reach every element";
   for (int rep = 0; rep < 200; ++rep) {

@@ -96,8 +96,17 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* first_
   double kernel_s = 0;
   for (const auto& r : results) kernel_s += r.kernel_seconds;
   std::vector<int64_t> skipped_trials;
-  for (int64_t t = 0; t < nf; ++t)
-    if (results[size_t(t)].skipped) skipped_trials.push_back(t);
+  std::vector<double> err_ulps, err_rel, err_noise;  // how much each applied fault mattered (ground truth)
+  for (int64_t t = 0; t < nf; ++t) {
+    const auto& r = results[size_t(t)];
+    if (r.skipped) {
+      skipped_trials.push_back(t);
+      continue;
+    }
+    err_ulps.push_back(r.err_ulps);
+    err_rel.push_back(r.err_rel);
+    err_noise.push_back(r.err_over_noise);
+  }
   for (size_t d = 0; d < s.detectors.size(); ++d) {
     const auto& det = s.detectors[d];
     outcome_bits fbits{static_cast<size_t>(nf)}, cbits{static_cast<size_t>(nc)};
@@ -145,7 +154,10 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* first_
       sig[significance_name(significance(b))] = {{"trials", band_n[b]}, {"detected", band_d[b]}};
     rec["by_significance"] = sig;
     rec["metrics"] = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
-                      {"faulty_score_median", finite_or_null(median(faulty_scores))}};
+                      {"faulty_score_median", finite_or_null(median(faulty_scores))},
+                      {"fault_err_ulps_median", finite_or_null(median(err_ulps))},
+                      {"fault_err_rel_median", finite_or_null(median(err_rel))},
+                      {"fault_err_over_noise_median", finite_or_null(median(err_noise))}};
     rec["reference"] = reference_for(s, c, det.label);
     out.records.push_back(rec);
     out.timing.push_back({{"cell", c.index},

@@ -62,7 +62,9 @@ struct trial_result {
   bool skipped = false;
   std::string skip_reason;
   significance band = significance::masked;  // faulty trials
-  double err_rel = 0;                         // worst affected element
+  double err_rel = 0;                         // worst affected element: |faulty - exact| / |exact|
+  double err_ulps = 0;                        //   ... in ulps of the output format at the exact value
+  double err_over_noise = 0;                  //   ... over the clean output's own error (>= ulp/2 floor)
   std::vector<verdict> verdicts;              // one per detector, suite order
   double kernel_seconds = 0;                  // unprotected kernel
   std::vector<double> detector_seconds;       // per detector (encode + verify)

@@ -213,7 +213,7 @@ class gemm_runner final : public cell_runner {
     else if (g_.target == "B") c0 = rec.col, c1 = rec.col + 1;
     else r0 = rec.row, r1 = rec.row + 1, c0 = rec.col, c1 = rec.col + 1;
     r.band = significance::masked;
-    r.err_rel = 0;
+    r.err_rel = r.err_ulps = r.err_over_noise = 0;
     mp_value exact;
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t j = c0; j < c1; ++j) {
@@ -225,6 +225,11 @@ class gemm_runner final : public cell_runner {
         const auto e = classify_element(*g_.out_fmt, exact.get(), c, f);
         if (int(e.band) > int(r.band)) r.band = e.band;
         r.err_rel = std::max(r.err_rel, e.err_rel);
+        r.err_ulps = std::max(r.err_ulps, e.err_ulps);
+        // The clean output's own rounding error, floored at half an ulp so an
+        // exactly rounded clean output does not divide by zero.
+        const double noise_floor = std::max(e.noise, 0.5 * ulp_of(*g_.out_fmt, e.exact));
+        r.err_over_noise = std::max(r.err_over_noise, e.err_ulps * ulp_of(*g_.out_fmt, e.exact) / noise_floor);
       }
   }
 
