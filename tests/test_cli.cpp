@@ -232,3 +232,28 @@ TEST(Cli, CompareFixtures) {
   EXPECT_NE(unpaired.output.find("7.74e-06"), std::string::npos) << unpaired.output;
   EXPECT_NE(unpaired.output.find("-50.00%"), std::string::npos) << unpaired.output;
 }
+
+TEST(Cli, PublishedNumbersAreMatchedToCellsAndShownBesideMeasured) {
+  const auto d = scratch_dir("reference");
+  const json r = run_ok(test_data("suites/with_reference.json"), d + "/r.json");
+  int with_ref = 0;
+  for (const auto& c : r["cells"]) {
+    const bool abft = c["detector"]["label"] == "abft";
+    EXPECT_EQ(!c["reference"].is_null(), abft) << c["key"];
+    if (abft && c["axes"]["bit"] == "exp1") {
+      EXPECT_DOUBLE_EQ(c["reference"]["faulty.rate"].get<double>(), 0.9876);
+      ++with_ref;
+    }
+    if (abft && c["axes"]["bit"] == "exp8") {
+      EXPECT_DOUBLE_EQ(c["reference"]["faulty.rate"].get<double>(), 0.3670);
+      ++with_ref;
+    }
+  }
+  EXPECT_EQ(with_ref, 2);
+  auto show = run_cli("show " + d + "/r.json");
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("paper"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("faulty.rate=98.76%"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("faulty.rate=36.70%"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("reproduces none (test suite)"), std::string::npos) << show.output;
+}

@@ -47,13 +47,14 @@ double median(std::vector<double> v) {
 class progress_line {
  public:
   explicit progress_line(bool on) : on_(on), t0_(clock_type::now()) {}
-  void update(size_t cell_done, size_t cells, int64_t trials_done, int64_t trials_total, double last_rate) {
+  void update(size_t cell_done, size_t cells, int64_t trials_done, int64_t trials_total, const std::string& label,
+              double last_rate) {
     if (!on_) return;
     const double el = std::chrono::duration<double>(clock_type::now() - t0_).count();
     const double eta = trials_done > 0 ? el * double(trials_total - trials_done) / double(trials_done) : 0;
-    std::fprintf(stderr, "\r[%zu/%zu cells] %lld/%lld trials | last cell rate %s | elapsed %.0fs | ETA %.0fs   ",
-                 cell_done, cells, (long long)trials_done, (long long)trials_total,
-                 std::isnan(last_rate) ? "-" : fmt::format("{:.1f}%", 100 * last_rate).c_str(), el, eta);
+    const std::string rate = std::isnan(last_rate) ? "-" : fmt::format("{:.1f}%", 100 * last_rate);
+    std::fprintf(stderr, "\r[%zu/%zu cells] %lld/%lld trials | last cell: %s detected %s | elapsed %.0fs | ETA %.0fs   ",
+                 cell_done, cells, (long long)trials_done, (long long)trials_total, label.c_str(), rate.c_str(), el, eta);
     std::fflush(stderr);
   }
   void finish() {
@@ -66,7 +67,7 @@ class progress_line {
 };
 
 // Runs all trials of one cell on `threads` threads and aggregates them.
-cell_records run_cell(const suite& s, const cell& c, int threads, double* first_rate) {
+cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate) {
   const int64_t nf = s.faulty_trials, nc = s.clean_trials, total = nf + nc;
   std::vector<trial_result> results(static_cast<size_t>(total));
   std::atomic<int64_t> next{0};
@@ -165,7 +166,7 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* first_
                           {"kernel_seconds", kernel_s},
                           {"detector_seconds", det_s},
                           {"overhead", kernel_s > 0 ? json(det_s / kernel_s) : json(nullptr)}});
-    if (d == 0 && first_rate) *first_rate = applied > 0 ? double(detected) / double(applied) : std::nan("");
+    if (d + 1 == s.detectors.size() && last_rate) *last_rate = applied > 0 ? double(detected) / double(applied) : std::nan("");
   }
   return out;
 }
@@ -274,7 +275,7 @@ json run_campaign(const run_options& o) {
     if (!ex.skipped[n]) trials_done += per_cell;
     append_line(jf, {{"cell", n}, {"records", r.records}, {"timing", r.timing}});
     done[n] = std::move(r);
-    progress.update(finished, mine.size(), trials_done, trials_total, last_rate);
+    progress.update(finished, mine.size(), trials_done, trials_total, s.detectors.back().label, last_rate);
     if (o.stop_after_cells >= 0 && ++journaled >= o.stop_after_cells) {
       std::fclose(jf);
       std::_Exit(3);  // simulated crash (tests only)
