@@ -24,6 +24,13 @@ namespace {
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
+// What one cell contributes: one record per detector (suite order) for
+// "cells", and the measured times for "timing".
+struct cell_records {
+  std::vector<json> records;
+  std::vector<json> timing;
+};
+
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json rate_block(int64_t hits, int64_t n, const char* hits_name) {

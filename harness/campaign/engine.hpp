@@ -27,11 +27,4 @@ struct run_options {
 // Runs the campaign and returns the result set (also written to opts.out).
 nlohmann::json run_campaign(const run_options& opts);
 
-// The deterministic records of one cell: one per detector (suite order).
-// Exposed for tests.
-struct cell_records {
-  std::vector<nlohmann::json> records;  // "cells" entries
-  std::vector<nlohmann::json> timing;   // "timing" entries
-};
-
 }  // namespace sdc

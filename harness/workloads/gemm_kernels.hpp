@@ -21,7 +21,7 @@ namespace sdc {
 
 struct gemm_shape {
   int64_t m = 0, n = 0, k = 0;
-  std::string text() const;  // "MxKxN"? no: "M,K,N" as the papers write (M, K, N)
+  std::string text() const;  // "MxKxN": the papers' (M, K, N) order
 };
 // Parses "MxKxN" (the papers' (M, K, N) order); throws value_error.
 gemm_shape parse_gemm_shape(std::string_view text);
