@@ -21,9 +21,18 @@ namespace sdc {
 
 // One check's answer. score = measured / threshold where the detector has one
 // (flagged iff score > 1), so a whole threshold sweep can be read off one run.
+// `metrics` are named per-trial numbers (thresholds, tightness, ...); the engine
+// reports their median, mean and max over clean and over faulty trials.
+// A detector that localizes a single faulty output element reports it in
+// `located_row/col` with the value it would write there (`corrected_value`,
+// eq. (10) of 001_e8c16cbdc32a8eac.txt); the runner judges location and
+// correction against the injection record and the exact result.
 struct verdict {
   bool flagged = false;
   double score = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::pair<std::string, double>> metrics;
+  int64_t located_row = -1, located_col = -1;
+  double corrected_value = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A parameter a detector takes, with its type and default.
@@ -33,8 +42,10 @@ struct verdict {
 //   choice:    one of `choices`
 //   tolerance: a number, or a string "Ku" = K times the unit roundoff of the
 //              cell's output format (so one suite serves bf16 and fp32)
+//   number_or: a number, or one of `choices` (e.g. e_max: 8e-3 or "table")
+//   text:      any string (a file path)
 struct param_spec {
-  enum class type { number, integer, boolean, choice, tolerance };
+  enum class type { number, integer, boolean, choice, tolerance, number_or, text };
   std::string name;
   type t = type::number;
   nlohmann::json default_value;
@@ -46,6 +57,7 @@ struct param_spec {
 struct detector_context {
   const format* dtype = nullptr;    // element format of the inputs
   const format* out_fmt = nullptr;  // format the result is stored in
+  nlohmann::json axes = nlohmann::json::object();  // the cell's canonical axis values
 };
 
 class detector {
@@ -62,6 +74,8 @@ class detector_params {
   int64_t integer(const std::string& name) const { return v_.at(name).get<int64_t>(); }
   bool boolean(const std::string& name) const { return v_.at(name).get<bool>(); }
   std::string choice(const std::string& name) const { return v_.at(name).get<std::string>(); }
+  // number_or parameters: the number, or nullopt when a named choice was given.
+  bool is_number(const std::string& name) const { return v_.at(name).is_number(); }
   const nlohmann::json& json() const { return v_; }
 
  private:
@@ -103,10 +117,16 @@ struct gemm_data {
   const T* B = nullptr;  // k x n
   const T* C = nullptr;  // m x n, as stored (rounded to out_fmt)
   const T* acc = nullptr;  // m x n accumulator before output rounding (== C when none)
+  // For clean trials when a detector asks for it (needs_exact_row_errors):
+  // per row i, |sum_j C_ij (sequential, accumulator precision) - exact(A_i B 1)|
+  // with the exact value from MPFR: the actual verification difference that
+  // threshold tightness is measured against.
+  const double* exact_row_errors = nullptr;
 };
 
 class gemm_detector : public detector {
  public:
+  virtual bool needs_exact_row_errors() const { return false; }
   // Called once per trial on the clean inputs, before any fault: encoding that
   // a deployment does once for reused weights (checksums of B).
   virtual void encode(const gemm_data<float>& d) = 0;

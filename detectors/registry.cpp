@@ -92,6 +92,13 @@ nlohmann::json validate_params(const detector_info& info, const nlohmann::json& 
         if (!v.is_string() || std::find(p.choices.begin(), p.choices.end(), v.get<std::string>()) == p.choices.end())
           bad("one of " + fmt::format("{}", fmt::join(p.choices, ", ")));
         break;
+      case param_spec::type::text:
+        if (!v.is_string()) bad("a string");
+        break;
+      case param_spec::type::number_or:
+        if (!v.is_number() && !(v.is_string() && std::find(p.choices.begin(), p.choices.end(), v.get<std::string>()) != p.choices.end()))
+          bad("a number or one of " + fmt::format("{}", fmt::join(p.choices, ", ")));
+        break;
       case param_spec::type::tolerance:
         if (!(v.is_number() && v.get<double>() >= 0) && !is_tolerance_string(v))
           bad("a non-negative number, or \"Ku\" (K times the output format's unit roundoff)");

@@ -122,11 +122,13 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* last_r
     int64_t band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
     double det_s = 0, clean_score_max = -INFINITY;
     std::vector<double> faulty_scores;
+    std::map<std::string, std::vector<double>> named[2];  // [0] clean, [1] faulty trials
     for (int64_t t = 0; t < total; ++t) {
       const auto& r = results[size_t(t)];
       if (!r.detector_seconds.empty()) det_s += r.detector_seconds[d];
       if (r.skipped) continue;
       const verdict& v = r.verdicts[d];
+      for (const auto& [name, value] : v.metrics) named[t < nf][name].push_back(value);
       if (t < nf) {
         ++applied;
         detected += v.flagged;
@@ -166,6 +168,16 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* last_r
                       {"fault_err_ulps_median", finite_or_null(median(err_ulps))},
                       {"fault_err_rel_median", finite_or_null(median(err_rel))},
                       {"fault_err_over_noise_median", finite_or_null(median(err_noise))}};
+    for (int kind = 0; kind < 2; ++kind)
+      for (const auto& [name, values] : named[kind]) {
+        const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
+        double sum = 0, mx = -INFINITY;
+        for (double x : values) sum += x, mx = std::max(mx, x);
+        rec["metrics"][prefix + ".median"] = finite_or_null(median(values));
+        rec["metrics"][prefix + ".mean"] = finite_or_null(values.empty() ? NAN : sum / double(values.size()));
+        rec["metrics"][prefix + ".max"] = finite_or_null(mx);
+        rec["metrics"][prefix + ".count"] = double(values.size());
+      }
     rec["reference"] = reference_for(s, c, det.label);
     out.records.push_back(rec);
     out.timing.push_back({{"cell", c.index},

@@ -16,6 +16,7 @@
 #include "harness/formats/bit_fields.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
+#include "harness/workloads/gemm_calibration.hpp"
 #include "injectors/fault_model.hpp"
 
 namespace {
@@ -119,6 +120,20 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");
   validate->add_option("results", validate_files, "result JSON files")->required();
 
+  sdc::calibration_request cal;
+  std::string cal_out;
+  cal.threads = ro.threads;
+  auto* calibrate = app.add_subcommand("calibrate", "measure e_max for V-ABFT (001 section 3.6 protocol)");
+  calibrate->add_option("--dtype", cal.dtypes, "dtypes")->delimiter(',')->check(CLI::IsMember({"fp64", "fp32", "bf16", "fp16"}));
+  calibrate->add_option("--sizes", cal.sizes, "square sizes N")->delimiter(',')->check(CLI::PositiveNumber);
+  calibrate->add_option("--accumulation", cal.accumulations, "accumulation orders")->delimiter(';');
+  calibrate->add_option("--point", cal.points, "verification points")->delimiter(',')->check(CLI::IsMember({"offline", "fused"}));
+  calibrate->add_option("--trials", cal.trials, "trials per size")->check(CLI::PositiveNumber);
+  calibrate->add_option("--seed", cal.seed, "seed");
+  calibrate->add_option("--threads", cal.threads, "threads")->check(CLI::PositiveNumber);
+  calibrate->add_option("--margin", cal.margin, "safety margin on the maximum (0.2 = 20 %)");
+  calibrate->add_option("--out", cal_out, "calibration JSON to write")->required();
+
   std::string list_what;
   auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
   list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
@@ -194,6 +209,14 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+    if (*calibrate) {
+      for (const auto& a : cal.accumulations) sdc::parse_accumulation(a);
+      cal.progress = ::isatty(2);
+      const json c = sdc::calibrate_emax(cal);
+      sdc::write_json_atomic(cal_out, c);
+      std::cout << sdc::calibration_table(c) << "wrote " << cal_out << "\n";
+      return 0;
+    }
   } catch (const sdc::input_error& e) {
     std::cerr << "sdcbench: error: " << e.what() << "\n";
     return 2;

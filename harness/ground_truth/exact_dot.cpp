@@ -50,6 +50,44 @@ void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n) {
   mpfr_sum(out, t_scratch.ptrs.data(), (unsigned long)n, MPFR_RNDN);
 }
 
+namespace {
+
+template <class T>
+void row_check_errors_impl(const T* A, const T* B, const T* C, int64_t m, int64_t k, int64_t n, double* out) {
+  // Exact row sums of B, each correctly rounded to 256 bits.
+  std::deque<mp_value> r;  // deque: mp_value does not move
+  for (int64_t kk = 0; kk < k; ++kk) {
+    r.emplace_back();
+    t_scratch.reserve(size_t(n));
+    for (int64_t j = 0; j < n; ++j) mpfr_set_d(&t_scratch.terms[size_t(j)], double(B[kk * n + j]), MPFR_RNDN);
+    mpfr_sum(r.back().get(), t_scratch.ptrs.data(), (unsigned long)n, MPFR_RNDN);
+  }
+  std::deque<mp_value> terms;
+  for (int64_t kk = 0; kk < k; ++kk) terms.emplace_back(k_ground_truth_bits + 64);
+  std::vector<mpfr_ptr> ptrs;
+  for (auto& t : terms) ptrs.push_back(t.get());
+  mp_value exact, diff;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t kk = 0; kk < k; ++kk) mpfr_mul_d(terms[size_t(kk)].get(), r[size_t(kk)].get(), double(A[i * k + kk]), MPFR_RNDN);
+    mpfr_sum(exact.get(), ptrs.data(), (unsigned long)k, MPFR_RNDN);
+    T s = 0;
+    for (int64_t j = 0; j < n; ++j) s += C[i * n + j];
+    mpfr_set_d(diff.get(), double(s), MPFR_RNDN);
+    mpfr_sub(diff.get(), diff.get(), exact.get(), MPFR_RNDN);
+    out[i] = std::fabs(mpfr_get_d(diff.get(), MPFR_RNDN));
+  }
+}
+
+}  // namespace
+
+void exact_row_check_errors(const float* A, const float* B, const float* C, int64_t m, int64_t k, int64_t n, double* out) {
+  row_check_errors_impl(A, B, C, m, k, n, out);
+}
+void exact_row_check_errors(const double* A, const double* B, const double* C, int64_t m, int64_t k, int64_t n,
+                            double* out) {
+  row_check_errors_impl(A, B, C, m, k, n, out);
+}
+
 const char* significance_name(significance s) {
   switch (s) {
     case significance::masked: return "masked";

@@ -35,6 +35,15 @@ void exact_dot(mpfr_ptr out, const float* a, int64_t sa, const float* b, int64_t
 // out = sum_{i<n} x[i*sx], correctly rounded.
 void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n);
 
+// For each row i of C = A B (m x k times k x n): |s_i - exact(A_i B 1)| where s_i
+// is the row sum of C computed sequentially in T (the accumulator precision), and
+// the exact value comes from MPFR (B's row sums exact, then the dot products).
+// The actual verification difference that ABFT threshold tightness is measured
+// against (001_e8c16cbdc32a8eac.txt, Tables 4-6).
+void exact_row_check_errors(const float* A, const float* B, const float* C, int64_t m, int64_t k, int64_t n, double* out);
+void exact_row_check_errors(const double* A, const double* B, const double* C, int64_t m, int64_t k, int64_t n,
+                            double* out);
+
 // How much a fault mattered, judged on one output element against the exact result.
 enum class significance { masked, within_noise, small, large };
 const char* significance_name(significance s);

@@ -7,6 +7,7 @@
 // (A, B: inputs, after any encoding; C: stored output; acc: fp32 accumulator
 // before output rounding), site.
 #include <chrono>
+#include <limits>
 #include <fmt/format.h>
 
 #include "harness/campaign/workload.hpp"
@@ -96,10 +97,11 @@ class gemm_runner final : public cell_runner {
     spec_.model = g_.model;
     spec_.bits = *fault_bits(g_, &why, &axis);
     spec_.site = g_.site;
-    const detector_context ctx{g_.dtype, g_.out_fmt};
+    const detector_context ctx{g_.dtype, g_.out_fmt, c.axes_json()};
     for (const auto& d : detectors) {
       auto det = d.info->make(detector_params(d.params, g_.out_fmt), ctx);
       auto* gd = dynamic_cast<gemm_detector*>(det.release());
+      needs_exact_rows_ |= gd->needs_exact_row_errors();
       detectors_.emplace_back(gd);
     }
     const auto& s = g_.shape;
@@ -128,9 +130,15 @@ class gemm_runner final : public cell_runner {
     r.kernel_seconds = seconds_since(t0);
 
     gemm_data<T> checked = clean;
+    if (kind == trial_kind::clean && needs_exact_rows_) {
+      row_errors_.resize(size_t(s.m));
+      exact_row_check_errors(A_.data(), B_.data(), rounds_ ? C_.data() : acc_.data(), s.m, s.k, s.n, row_errors_.data());
+      checked.exact_row_errors = row_errors_.data();
+    }
+    injection_record rec;
     if (kind == trial_kind::faulty) {
       rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      auto rec = inject_fault(frng);
+      rec = inject_fault(frng);
       if (!rec.applied) {
         r.skipped = true;
         r.skip_reason = rec.skip_reason;
@@ -144,6 +152,9 @@ class gemm_runner final : public cell_runner {
       const auto t1 = clock_type::now();
       r.verdicts[d] = detectors_[d]->verify(checked);
       r.detector_seconds[d] += seconds_since(t1);
+      if (kind == trial_kind::faulty && (g_.target == "C" || g_.target == "acc") && r.verdicts[d].flagged &&
+          r.verdicts[d].located_row >= 0)
+        judge_correction(rec, r.verdicts[d]);
     }
     return r;
   }
@@ -233,7 +244,41 @@ class gemm_runner final : public cell_runner {
       }
   }
 
+  // A detector located a single faulty output element and proposed a
+  // correction (eq. (10) of 001): was the location right, and how far from the
+  // exact result is the corrected element? "within envelope": inside the
+  // element's deterministic rounding envelope, gamma_K sum_k |A_ik B_kj| (+ u_out
+  // |exact| when the output is rounded): a value a correct GEMM could produce.
+  // Eq. (10) subtracts D1, which carries the checksum paths' own rounding, so
+  // the residual is that rounding, not zero.
+  void judge_correction(const injection_record& rec, verdict& v) {
+    const auto& s = g_.shape;
+    const bool right = v.located_row == rec.row && v.located_col == rec.col;
+    v.metrics.emplace_back("located_correctly", right ? 1.0 : 0.0);
+    if (!right || !std::isfinite(v.corrected_value)) return;
+    const size_t idx = size_t(rec.row * s.n + rec.col);
+    // A fused check corrects the accumulator, which is then rounded like the output.
+    const double corrected = rounds_ ? round_to(*g_.out_fmt, v.corrected_value) : v.corrected_value;
+    mp_value exact;
+    exact_dot(exact.get(), A_.data() + rec.row * s.k, 1, B_.data() + rec.col, s.n, s.k);
+    const auto e = classify_element(*g_.out_fmt, exact.get(), double((rounds_ ? C_ : acc_)[idx]), corrected);
+    v.metrics.emplace_back("residual_ulps", e.err_ulps);
+    const double env = element_envelope(rec.row, rec.col, std::fabs(e.exact));
+    v.metrics.emplace_back("corrected_within_envelope", e.err_rel * std::fabs(e.exact) <= env ? 1.0 : 0.0);
+  }
+
+  double element_envelope(int64_t i, int64_t j, double exact_mag) const {
+    const auto& s = g_.shape;
+    double abs_dot = 0;
+    for (int64_t k = 0; k < s.k; ++k) abs_dot += std::fabs(double(A_[size_t(i * s.k + k)]) * double(B_[size_t(k * s.n + j)]));
+    const double u = std::ldexp(1.0, -std::numeric_limits<T>::digits);
+    const double gamma = double(s.k) * u / (1 - double(s.k) * u);
+    return gamma * abs_dot + (rounds_ ? g_.out_fmt->unit_roundoff() * exact_mag : 0.0);
+  }
+
   gemm_cell g_;
+  bool needs_exact_rows_ = false;
+  std::vector<double> row_errors_;
   uint64_t seed_, hash_;
   fault_spec spec_;
   bool rounds_ = false;
@@ -290,7 +335,7 @@ class gemm_workload final : public workload {
 
   detector_context context(const cell& c) const override {
     const format* f = &format_by_name(c.at("dtype"));
-    return {f, f};
+    return {f, f, c.axes_json()};
   }
 
   std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,

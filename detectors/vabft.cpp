@@ -1,0 +1,134 @@
+// V-ABFT (001_e8c16cbdc32a8eac.txt, Algorithm 1 and eq. (23)): per row m,
+//   T_m = e_max (N |mu_A| sum_k |mu_Bk|
+//               + c_sigma sqrt(N mu_A^2 sum_k s_Bk^2 + N^2 s_A^2 sum_k mu_Bk^2)
+//               + c_sigma sqrt(N) s_A sqrt(sum_k s_Bk^2))
+// with mu, s^2 the mean and variance of row m of A (K values) and of each row k
+// of B (N values). `vabft` bounds each variance by the extrema (Theorem 1,
+// eq. (24): s^2 <= (max - mu)(mu - min)); `vabft_exact_variance` uses the true
+// (population, 1/n) variance: the ablation. Column checks apply the same
+// formula to the transposed product C^T = B^T A^T.
+// e_max "table": the paper's values for its CPU class and verification point
+// (Table 7 CPU: fp64 6e-16, fp32 4e-7; offline bf16 8e-3 and fp16 1e-3 = ~2u
+// of the output, section 3.6; fused bf16/fp16 1e-6, "FP32 level").
+// e_max "calibrated": the value `sdcbench calibrate` measured on this machine
+// for the cell's dtype, accumulation order and point, read from `calibration`.
+#include <cmath>
+
+#include "detectors/abft_checksums.hpp"
+#include "harness/workloads/gemm_calibration.hpp"
+
+namespace sdc {
+namespace {
+
+struct moments {
+  double mean = 0, var = 0;
+};
+
+// Mean and variance (extrema bound or exact) of n values with stride.
+template <class T>
+moments row_moments(const T* x, int64_t n, int64_t stride, bool exact) {
+  double sum = 0, mx = -INFINITY, mn = INFINITY;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = double(x[i * stride]);
+    sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+  }
+  moments m;
+  m.mean = sum / double(n);
+  if (!exact) {
+    m.var = std::max(0.0, (mx - m.mean) * (m.mean - mn));  // eq. (24)
+  } else {
+    double ss = 0;
+    for (int64_t i = 0; i < n; ++i) ss += (double(x[i * stride]) - m.mean) * (double(x[i * stride]) - m.mean);
+    m.var = ss / double(n);
+  }
+  return m;
+}
+
+// Sums over the "B side" of Algorithm 1 that do not depend on the row m.
+struct b_side {
+  double abs_mu = 0, mu2 = 0, var = 0;
+};
+
+double vabft_threshold(const moments& a, const b_side& b, double n_sum, double e_max, double c_sigma) {
+  const double t_det = n_sum * std::fabs(a.mean) * b.abs_mu;
+  const double t_var23 = c_sigma * std::sqrt(n_sum * a.mean * a.mean * b.var + n_sum * n_sum * a.var * b.mu2);
+  const double t_var4 = c_sigma * std::sqrt(n_sum) * std::sqrt(a.var) * std::sqrt(b.var);
+  return e_max * (t_det + t_var23 + t_var4);
+}
+
+double table_emax(const format& dtype, bool fused) {
+  if (&dtype == &fp64()) return 6e-16;
+  if (&dtype == &fp32()) return 4e-7;
+  if (fused) return 1e-6;
+  if (&dtype == &bf16()) return 8e-3;
+  return 1e-3;  // fp16
+}
+
+class vabft_policy {
+ public:
+  vabft_policy(bool exact, double c_sigma, double e_max, bool table) : exact_(exact), c_(c_sigma), e_max_(e_max), table_(table) {}
+
+  template <class T>
+  void encode(const gemm_data<T>& d) {
+    const auto [m, n, k] = d.shape;
+    rows_ = {}, cols_ = {};
+    for (int64_t kk = 0; kk < k; ++kk) {  // rows of B (N values each)
+      const moments b = row_moments(d.B + kk * n, n, 1, exact_);
+      rows_.abs_mu += std::fabs(b.mean), rows_.mu2 += b.mean * b.mean, rows_.var += b.var;
+    }
+    for (int64_t kk = 0; kk < k; ++kk) {  // columns of A (M values each): rows of A^T
+      const moments a = row_moments(d.A + kk, m, k, exact_);
+      cols_.abs_mu += std::fabs(a.mean), cols_.mu2 += a.mean * a.mean, cols_.var += a.var;
+    }
+  }
+
+  template <class T>
+  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
+    const auto [m, n, k] = c.d->shape;
+    const double e = table_ ? table_emax(*c.d->dtype, c.fused) : e_max_;
+    rows.resize(size_t(m));
+    for (int64_t i = 0; i < m; ++i) rows[size_t(i)] = vabft_threshold(row_moments(c.d->A + i * k, k, 1, exact_), rows_, double(n), e, c_);
+    cols.resize(size_t(n));
+    for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = vabft_threshold(row_moments(c.d->B + j, k, n, exact_), cols_, double(m), e, c_);
+  }
+
+ private:
+  bool exact_;
+  double c_, e_max_;
+  bool table_;
+  b_side rows_, cols_;
+};
+
+std::vector<param_spec> vabft_params() {
+  auto p = abft_common_params();
+  p.push_back({"e_max", param_spec::type::number_or, "table",
+               "effective error coefficient: a number, \"table\" (the paper's value) or \"calibrated\" (from `calibration`)",
+               {"table", "calibrated"}});
+  p.push_back({"calibration", param_spec::type::text, std::string(SDCBENCH_SOURCE_DIR) + "/results/emax-calibration.json",
+               "calibration file written by `sdcbench calibrate`"});
+  p.push_back({"c_sigma", param_spec::type::number, 2.5, "confidence multiplier (eq. (23))"});
+  return p;
+}
+
+std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_context& c, bool exact) {
+  const bool numeric = p.is_number("e_max");
+  const bool table = !numeric && p.choice("e_max") == "table";
+  double e_max = numeric ? p.number("e_max") : 0.0;
+  if (!numeric && !table)
+    e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.axes.value("accumulation", "sequential"),
+                            p.choice("point"));
+  return std::make_unique<checksum_abft<vabft_policy>>(read_abft_options(p),
+                                                       vabft_policy(exact, p.number("c_sigma"), e_max, table));
+}
+
+SDCBENCH_REGISTER_DETECTOR({"gemm", "vabft",
+                            "V-ABFT: variance-based adaptive threshold, extrema-variance bound (001 Algorithm 1, eqs. 23-24)",
+                            vabft_params(),
+                            [](const detector_params& p, const detector_context& c) { return make_vabft(p, c, false); }});
+SDCBENCH_REGISTER_DETECTOR({"gemm", "vabft_exact_variance",
+                            "V-ABFT with the true row variances instead of the extrema bound (ablation of 001 eq. 24)",
+                            vabft_params(),
+                            [](const detector_params& p, const detector_context& c) { return make_vabft(p, c, true); }});
+
+}  // namespace
+}  // namespace sdc

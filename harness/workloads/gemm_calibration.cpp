@@ -1,0 +1,179 @@
+#include "harness/workloads/gemm_calibration.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "harness/errors.hpp"
+#include "harness/random/distributions.hpp"
+#include "harness/results/result_set.hpp"
+#include "harness/workloads/gemm_kernels.hpp"
+#include "harness/workloads/tensor_view.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+// Max over rows of |rowsum(C_i) - A_i (B 1)| / |A_i (B 1)|, sums as the checksum
+// engine computes them (sequential, accumulator precision, FMA for the reference).
+// Rows whose checksum overflowed the checked format are counted in *overflows
+// and left out of the maximum (fp16 checksums of large positive products do).
+template <class T>
+double max_relative_row_error(const format& dtype, int64_t n, accumulation_order order, bool fused, rng& g,
+                              int64_t* overflows) {
+  const distribution d = parse_distribution("abs_normal(1,1)");
+  std::vector<T> A(static_cast<size_t>(n * n)), B(A.size()), acc(A.size());
+  for (auto& x : A) x = round_into<T>(dtype, d.sample(g));
+  for (auto& x : B) x = round_into<T>(dtype, d.sample(g));
+  gemm_run(A.data(), B.data(), acc.data(), {n, n, n}, order);
+  const bool rounds = !fused && dtype.bits < int(8 * sizeof(T));
+  std::vector<T> r(static_cast<size_t>(n), T(0));
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t j = 0; j < n; ++j) r[size_t(k)] += B[size_t(k * n + j)];
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T ref = 0, s = 0;
+    for (int64_t k = 0; k < n; ++k) ref = std::fma(A[size_t(i * n + k)], r[size_t(k)], ref);
+    if (rounds) ref = round_into<T>(dtype, double(ref));  // the checksum column is an output of the encoded GEMM
+    for (int64_t j = 0; j < n; ++j) s += rounds ? round_into<T>(dtype, double(acc[size_t(i * n + j)])) : acc[size_t(i * n + j)];
+    if (!std::isfinite(double(s)) || !std::isfinite(double(ref))) {
+      ++*overflows;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(double(s) - double(ref)) / std::fabs(double(ref)));
+  }
+  return worst;
+}
+
+struct fit {
+  double a = 0, b = 0, r2 = 0;
+};
+fit fit_sqrt(const std::vector<double>& n, const std::vector<double>& y) {
+  fit f;
+  const size_t m = n.size();
+  if (m < 2) return f;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < m; ++i) {
+    const double x = std::sqrt(n[i]);
+    sx += x, sy += y[i], sxx += x * x, sxy += x * y[i];
+  }
+  const double den = double(m) * sxx - sx * sx;
+  f.a = (double(m) * sxy - sx * sy) / den;
+  f.b = (sy - f.a * sx) / double(m);
+  double ss_res = 0, ss_tot = 0, mean = sy / double(m);
+  for (size_t i = 0; i < m; ++i) {
+    const double e = y[i] - (f.a * std::sqrt(n[i]) + f.b);
+    ss_res += e * e, ss_tot += (y[i] - mean) * (y[i] - mean);
+  }
+  f.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1.0;
+  return f;
+}
+
+}  // namespace
+
+json calibrate_emax(const calibration_request& req) {
+  const std::string started = now_iso8601();
+  json entries = json::array();
+  for (const auto& dname : req.dtypes) {
+    const format& dtype = format_by_name(dname);
+    for (const auto& aname : req.accumulations) {
+      const auto order = parse_accumulation(aname);
+      for (const auto& point : req.points) {
+        const bool fused = point == "fused";
+        if (fused && (dtype.bits == 32 || dtype.bits == 64)) continue;  // the output is the accumulator
+        const format& checked = fused ? fp32() : dtype;
+        json sizes = json::array();
+        std::vector<double> ns, emaxes;
+        for (int64_t n : req.sizes) {
+          std::vector<double> worst(static_cast<size_t>(req.trials), 0.0);
+          std::vector<int64_t> overflow(static_cast<size_t>(req.trials), 0);
+          std::atomic<int64_t> next{0};
+          auto work = [&] {
+            for (int64_t t; (t = next.fetch_add(1)) < req.trials;) {
+              rng g = make_stream(req.seed, fnv1a64(fmt::format("{};{};{};{}", dname, aname, point, n)), uint64_t(t),
+                                  trial_kind::clean, stream_purpose::data);
+              worst[size_t(t)] = dtype.bits == 64 ? max_relative_row_error<double>(dtype, n, order, fused, g, &overflow[size_t(t)])
+                                                  : max_relative_row_error<float>(dtype, n, order, fused, g, &overflow[size_t(t)]);
+            }
+          };
+          std::vector<std::thread> pool;
+          for (int i = 1; i < req.threads; ++i) pool.emplace_back(work);
+          work();
+          for (auto& th : pool) th.join();
+          double mx = 0;
+          int64_t overflows = 0;
+          for (double w : worst) mx = std::max(mx, w);
+          for (int64_t o : overflow) overflows += o;
+          const double e = mx * (1 + req.margin);
+          ns.push_back(double(n)), emaxes.push_back(e);
+          sizes.push_back({{"n", n}, {"trials", req.trials}, {"max_relative_error", mx}, {"e_max", e},
+                           {"checksum_overflows", overflows},
+                           {"e_max_over_u", e / checked.unit_roundoff()}});
+          if (req.progress) std::fprintf(stderr, "\r%s %s %s n=%lld done   ", dname.c_str(), aname.c_str(), point.c_str(), (long long)n);
+        }
+        double mean = 0, var = 0, overall = 0;
+        for (double e : emaxes) mean += e / double(emaxes.size()), overall = std::max(overall, e);
+        for (double e : emaxes) var += (e - mean) * (e - mean) / double(emaxes.size());
+        const fit f = fit_sqrt(ns, emaxes);
+        entries.push_back({{"dtype", dname},
+                           {"accumulation", aname},
+                           {"point", fused ? "fused" : "offline"},
+                           {"u", checked.unit_roundoff()},
+                           {"sizes", sizes},
+                           {"e_max", overall},
+                           {"e_max_over_u", overall / checked.unit_roundoff()},
+                           {"cv", mean > 0 ? std::sqrt(var) / mean : 0.0},
+                           {"r2_sqrt_n", f.r2},
+                           {"fit_sqrt_n", {{"a", f.a}, {"b", f.b}}}});
+      }
+    }
+  }
+  if (req.progress) std::fprintf(stderr, "\n");
+  json out;
+  out["schema"] = "sdcbench.emax/1";
+  out["protocol"] = {{"distribution", "abs_normal(1,1)"}, {"margin", req.margin}, {"trials", req.trials},
+                     {"seed", req.seed}, {"statistic", "max over rows and trials of |rowsum(C_i) - A_i(B 1)| / |A_i(B 1)|"}};
+  out["provenance"] = provenance({}, req.threads, req.seed, started);
+  out["entries"] = entries;
+  return out;
+}
+
+std::string calibration_table(const json& cal) {
+  std::string s = fmt::format("{:<6} {:<12} {:<8} {:>10} {:>8} {:>7} {:>9}  per size (N: e_max/u)\n", "dtype",
+                              "accumulation", "point", "e_max", "e_max/u", "CV", "R2(sqrtN)");
+  for (const auto& e : cal["entries"]) {
+    std::string per;
+    for (const auto& z : e["sizes"])
+      per += fmt::format(" {}:{:.2f}{}", z["n"].get<int64_t>(), z["e_max_over_u"].get<double>(),
+                         z["checksum_overflows"].get<int64_t>() ? fmt::format(" ({} rows overflowed)", z["checksum_overflows"].get<int64_t>()) : "");
+    s += fmt::format("{:<6} {:<12} {:<8} {:>10.3g} {:>8.2f} {:>6.1f}% {:>9.2f} {}\n", e["dtype"].get<std::string>(),
+                     e["accumulation"].get<std::string>(), e["point"].get<std::string>(), e["e_max"].get<double>(),
+                     e["e_max_over_u"].get<double>(), 100 * e["cv"].get<double>(), e["r2_sqrt_n"].get<double>(), per);
+  }
+  return s;
+}
+
+double calibrated_emax(const std::string& file, const std::string& dtype, const std::string& accumulation,
+                       const std::string& point) {
+  static std::mutex mu;
+  static std::map<std::string, json> cache;
+  json cal;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!cache.count(file)) cache[file] = read_json_file(file);
+    cal = cache[file];
+  }
+  if (!cal.contains("entries") || cal.value("schema", "") != "sdcbench.emax/1")
+    throw input_error(file, "/schema", "expected an e_max calibration file (\"sdcbench.emax/1\") from `sdcbench calibrate`");
+  const std::string want_point = (dtype == "fp32" || dtype == "fp64") ? "offline" : point;
+  for (const auto& e : cal["entries"])
+    if (e["dtype"] == dtype && e["accumulation"] == accumulation && e["point"] == want_point) return e["e_max"].get<double>();
+  throw input_error(file, "/entries", fmt::format("no calibration for dtype {}, accumulation {}, point {}; run `sdcbench calibrate` for it",
+                                                  dtype, accumulation, want_point));
+}
+
+}  // namespace sdc
