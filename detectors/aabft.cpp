@@ -37,53 +37,59 @@ class aabft_policy {
   enum class y_mode { fixed, computed, p_largest };
   aabft_policy(y_mode mode, double y, int64_t p, int t) : mode_(mode), y_(y), p_(p), t_(t) {}
 
+  // The computed y comes from the operands at encoding time (max|A|, max|B| and
+  // the checksum magnitudes), like the checksums themselves.
   template <class T>
   void encode(const gemm_data<T>& d) {
     const auto [m, n, k] = d.shape;
     rowsum_b_.assign(size_t(k), 0.0), colsum_a_.assign(size_t(k), 0.0);
+    max_a_ = max_b_ = 0;
     for (int64_t kk = 0; kk < k; ++kk) {
       for (int64_t j = 0; j < n; ++j) rowsum_b_[size_t(kk)] += double(d.B[kk * n + j]);
       rowsum_b_[size_t(kk)] = std::fabs(rowsum_b_[size_t(kk)]);
       for (int64_t i = 0; i < m; ++i) colsum_a_[size_t(kk)] += double(d.A[i * k + kk]);
       colsum_a_[size_t(kk)] = std::fabs(colsum_a_[size_t(kk)]);
     }
+    for (int64_t i = 0; i < m * k; ++i) max_a_ = std::max(max_a_, std::fabs(double(d.A[i])));
+    for (int64_t i = 0; i < k * n; ++i) max_b_ = std::max(max_b_, std::fabs(double(d.B[i])));
+    max_rb_ = *std::max_element(rowsum_b_.begin(), rowsum_b_.end());
+    max_ca_ = *std::max_element(colsum_a_.begin(), colsum_a_.end());
+    mean_rb_ = mean_of_largest(rowsum_b_, p_), mean_ca_ = mean_of_largest(colsum_a_, p_);
   }
 
+  policy_dependencies depends() const { return {mode_ == y_mode::p_largest, mode_ == y_mode::p_largest, false}; }
+
   template <class T>
-  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
-    const auto [m, n, k] = c.d->shape;
-    const int t = t_ > 0 ? t_ : paper_t(*c.d->dtype);
-    const double base = 3.0 * aabft_sigma_coefficient(double(k)) * std::ldexp(1.0, -t);
-    rows.assign(size_t(m), base * y_), cols.assign(size_t(n), base * y_);
-    if (mode_ == y_mode::fixed) return;
-    if (mode_ == y_mode::computed) {
-      double max_a = 0, max_b = 0;
-      for (int64_t i = 0; i < m * k; ++i) max_a = std::max(max_a, std::fabs(double(c.d->A[i])));
-      for (int64_t i = 0; i < k * n; ++i) max_b = std::max(max_b, std::fabs(double(c.d->B[i])));
-      const double max_rb = *std::max_element(rowsum_b_.begin(), rowsum_b_.end());
-      const double max_ca = *std::max_element(colsum_a_.begin(), colsum_a_.end());
-      std::fill(rows.begin(), rows.end(), base * max_a * max_rb);
-      std::fill(cols.begin(), cols.end(), base * max_b * max_ca);
-      return;
-    }
-    const double rb = mean_of_largest(rowsum_b_, p_), ca = mean_of_largest(colsum_a_, p_);
+  double row_threshold(const check_context<T>& c, int64_t i) const {
+    const int64_t k = c.d->shape.k;
+    if (mode_ == y_mode::fixed) return base(c) * y_;
+    if (mode_ == y_mode::computed) return base(c) * max_a_ * max_rb_;
     std::vector<double> v(static_cast<size_t>(k));
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t kk = 0; kk < k; ++kk) v[size_t(kk)] = std::fabs(double(c.d->A[i * k + kk]));
-      rows[size_t(i)] = base * mean_of_largest(v, p_) * rb;
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t kk = 0; kk < k; ++kk) v[size_t(kk)] = std::fabs(double(c.d->B[kk * n + j]));
-      cols[size_t(j)] = base * mean_of_largest(v, p_) * ca;
-    }
+    for (int64_t kk = 0; kk < k; ++kk) v[size_t(kk)] = std::fabs(double(c.d->A[i * k + kk]));
+    return base(c) * mean_of_largest(std::move(v), p_) * mean_rb_;
+  }
+  template <class T>
+  double col_threshold(const check_context<T>& c, int64_t j) const {
+    const auto [m, n, k] = c.d->shape;
+    if (mode_ == y_mode::fixed) return base(c) * y_;
+    if (mode_ == y_mode::computed) return base(c) * max_b_ * max_ca_;
+    std::vector<double> v(static_cast<size_t>(k));
+    for (int64_t kk = 0; kk < k; ++kk) v[size_t(kk)] = std::fabs(double(c.d->B[kk * n + j]));
+    return base(c) * mean_of_largest(std::move(v), p_) * mean_ca_;
   }
 
  private:
+  template <class T>
+  double base(const check_context<T>& c) const {
+    const int t = t_ > 0 ? t_ : paper_t(*c.d->dtype);
+    return 3.0 * aabft_sigma_coefficient(double(c.d->shape.k)) * std::ldexp(1.0, -t);
+  }
   y_mode mode_;
   double y_;
   int64_t p_;
   int t_;
   std::vector<double> rowsum_b_, colsum_a_;
+  double max_a_ = 0, max_b_ = 0, max_rb_ = 0, max_ca_ = 0, mean_rb_ = 0, mean_ca_ = 0;
 };
 
 SDCBENCH_REGISTER_DETECTOR({

@@ -31,7 +31,7 @@ double checksum_weight(checksum_weights w, int64_t j, int64_t n);
 // The continuous j with w(j) = value (eq. (9)).
 double invert_checksum_weight(checksum_weights w, double value, int64_t n);
 
-// What a threshold policy sees when it sets thresholds.
+// What a threshold policy sees when it sets a threshold.
 template <class T>
 struct check_context {
   const gemm_data<T>* d;
@@ -42,10 +42,18 @@ struct check_context {
   const format* checked_fmt;       // format of the checked values (out_fmt offline, fp32 fused)
 };
 
-// A threshold policy: one class per detector, with template members
+// What a policy's thresholds depend on, so incremental verification knows
+// which to recompute: row i's on row i of A, column j's on column j of B, and
+// either on the checked output.
+struct policy_dependencies {
+  bool rows_on_a = false, cols_on_b = false, on_output = false;
+};
+
+// A threshold policy: one class per detector, with
 //   template <class T> void encode(const gemm_data<T>& clean);
-//   template <class T> void thresholds(const check_context<T>&, std::vector<double>& rows, std::vector<double>& cols);
-// (cols may be left empty when only rows are checked).
+//   policy_dependencies depends() const;
+//   template <class T> double row_threshold(const check_context<T>&, int64_t i);
+//   template <class T> double col_threshold(const check_context<T>&, int64_t j);
 
 // How a failing row's faulty column is found: weights (D2/D1, eq. (9)), the
 // worst failing column check (classic 2D ABFT), or auto (columns when column
@@ -75,19 +83,47 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   void encode_t(const gemm_data<T>& d);
   template <class T>
   verdict verify_t(const gemm_data<T>& d);
+  template <class T>
+  void baseline_t(const gemm_data<T>& d);
+  template <class T>
+  verdict verify_change_t(const gemm_data<T>& d, const gemm_change& ch);
 
  private:
+  // Every check's inputs and outcome: reference checksums, sums of the
+  // checked values, thresholds.
+  template <class T>
+  struct checks {
+    std::vector<T> row_ref, row_ref2, s1, s2, col_ref, col_ref2, c1;
+    std::vector<double> row_T, col_T;
+  };
   template <class T>
   struct state {
-    std::vector<T> br1, br2, ca1, ca2;        // encoded checksums
-    std::vector<T> row_ref, row_ref2, col_ref, col_ref2;
-    std::vector<double> row_T, col_T;
+    std::vector<T> br1, br2, ca1, ca2;  // encoded checksums
+    std::vector<T> wn, wm;              // position weights w(j), j < n, and w(i), i < m
+    checks<T> base, work;               // the clean pair's checks; the checks being patched
   };
   template <class T>
   state<T>& st() {
     if constexpr (std::is_same_v<T, float>) return sf_;
     else return sd_;
   }
+  template <class T>
+  void row_refs(const gemm_data<T>& d, checks<T>& c, int64_t i);
+  template <class T>
+  void row_sums(const gemm_data<T>& d, checks<T>& c, int64_t i);
+  template <class T>
+  void col_refs(const gemm_data<T>& d, checks<T>& c, int64_t j);
+  template <class T>
+  void col_sums(const gemm_data<T>& d, checks<T>& c, int64_t j);
+  template <class T>
+  check_context<T> context(const gemm_data<T>& d, const checks<T>& c) const;
+  template <class T>
+  void compute_all(const gemm_data<T>& d, checks<T>& c);
+  template <class T>
+  verdict finish(const gemm_data<T>& d, const checks<T>& c) const;
+  template <class T>
+  const T* checked(const gemm_data<T>& d) const { return o_.fused ? d.acc : d.C; }
+
   abft_options o_;
   Policy policy_;
   state<float> sf_;

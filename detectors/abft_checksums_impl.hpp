@@ -1,4 +1,7 @@
-// Template bodies of checksum_abft (included by abft_checksums.hpp).
+// Template bodies of checksum_abft (included by abft_checksums.hpp). Each
+// check is computed by one function per row or column, so a full verification
+// and an incremental one (the clean pair's checks, patched where a fault
+// changed the data) perform the same operations and agree bit for bit.
 #pragma once
 #include <algorithm>
 #include <limits>
@@ -10,20 +13,23 @@ template <class T>
 void checksum_abft<Policy>::encode_t(const gemm_data<T>& d) {
   auto& s = st<T>();
   const auto [m, n, k] = d.shape;
+  s.wn.resize(size_t(n)), s.wm.resize(size_t(m));
+  for (int64_t j = 0; j < n; ++j) s.wn[size_t(j)] = T(checksum_weight(o_.weights, j, n));
+  for (int64_t i = 0; i < m; ++i) s.wm[size_t(i)] = T(checksum_weight(o_.weights, i, m));
   s.br1.assign(size_t(k), T(0)), s.br2.assign(size_t(k), T(0));
   for (int64_t kk = 0; kk < k; ++kk) {
     T a = 0, b = 0;
     const T* row = d.B + kk * n;
     for (int64_t j = 0; j < n; ++j) {
       a += row[j];
-      b = std::fma(T(checksum_weight(o_.weights, j, n)), row[j], b);
+      b = std::fma(s.wn[size_t(j)], row[j], b);
     }
     s.br1[size_t(kk)] = a, s.br2[size_t(kk)] = b;
   }
   if (o_.check_columns) {
     s.ca1.assign(size_t(k), T(0)), s.ca2.assign(size_t(k), T(0));
     for (int64_t i = 0; i < m; ++i) {
-      const T w = T(checksum_weight(o_.weights, i, m));
+      const T w = s.wm[size_t(i)];
       const T* row = d.A + i * k;
       for (int64_t kk = 0; kk < k; ++kk) {
         s.ca1[size_t(kk)] += row[kk];
@@ -34,43 +40,153 @@ void checksum_abft<Policy>::encode_t(const gemm_data<T>& d) {
   policy_.encode(d);
 }
 
+// Reference checksums of row i: A_i as the kernel read it times the encoded B.
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::row_refs(const gemm_data<T>& d, checks<T>& c, int64_t i) {
+  const auto& s = st<T>();
+  const int64_t k = d.shape.k;
+  T a = 0, b = 0;
+  const T* row = d.A + i * k;
+  for (int64_t kk = 0; kk < k; ++kk) {
+    a = std::fma(row[kk], s.br1[size_t(kk)], a);
+    b = std::fma(row[kk], s.br2[size_t(kk)], b);
+  }
+  if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
+    a = T(round_to(*d.out_fmt, double(a))), b = T(round_to(*d.out_fmt, double(b)));
+  c.row_ref[size_t(i)] = a, c.row_ref2[size_t(i)] = b;
+}
+
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::row_sums(const gemm_data<T>& d, checks<T>& c, int64_t i) {
+  const int64_t n = d.shape.n;
+  const T* w = st<T>().wn.data();
+  T s1 = 0, s2 = 0;
+  const T* row = checked(d) + i * n;
+  for (int64_t j = 0; j < n; ++j) {
+    s1 += row[j];
+    s2 = std::fma(w[j], row[j], s2);
+  }
+  c.s1[size_t(i)] = s1, c.s2[size_t(i)] = s2;
+}
+
+// Reference checksums of column j: the encoded A times B_j as the kernel read it.
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::col_refs(const gemm_data<T>& d, checks<T>& c, int64_t j) {
+  const auto& s = st<T>();
+  const auto [m, n, k] = d.shape;
+  T a = 0, b = 0;
+  for (int64_t kk = 0; kk < k; ++kk) {
+    a = std::fma(s.ca1[size_t(kk)], d.B[kk * n + j], a);
+    b = std::fma(s.ca2[size_t(kk)], d.B[kk * n + j], b);
+  }
+  if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
+    a = T(round_to(*d.out_fmt, double(a))), b = T(round_to(*d.out_fmt, double(b)));
+  c.col_ref[size_t(j)] = a, c.col_ref2[size_t(j)] = b;
+}
+
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::col_sums(const gemm_data<T>& d, checks<T>& c, int64_t j) {
+  const auto [m, n, k] = d.shape;
+  T s = 0;
+  const T* out = checked(d);
+  for (int64_t i = 0; i < m; ++i) s += out[i * n + j];
+  c.c1[size_t(j)] = s;
+}
+
+template <class Policy>
+template <class T>
+check_context<T> checksum_abft<Policy>::context(const gemm_data<T>& d, const checks<T>& c) const {
+  return {&d, checked(d), &c.row_ref, &c.col_ref, o_.fused, o_.fused ? &fp32() : d.out_fmt};
+}
+
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
+  const auto [m, n, k] = d.shape;
+  for (auto* v : {&c.row_ref, &c.row_ref2, &c.s1, &c.s2}) v->assign(size_t(m), T(0));
+  c.row_T.assign(size_t(m), 0.0);
+  for (int64_t i = 0; i < m; ++i) row_refs(d, c, i), row_sums(d, c, i);
+  if (o_.check_columns) {
+    for (auto* v : {&c.col_ref, &c.col_ref2, &c.c1}) v->assign(size_t(n), T(0));
+    c.col_T.assign(size_t(n), 0.0);
+    for (int64_t j = 0; j < n; ++j) col_refs(d, c, j), col_sums(d, c, j);
+  }
+  const auto ctx = context(d, c);
+  for (int64_t i = 0; i < m; ++i) c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+  if (o_.check_columns)
+    for (int64_t j = 0; j < n; ++j) c.col_T[size_t(j)] = policy_.col_threshold(ctx, j);
+}
+
 template <class Policy>
 template <class T>
 verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   auto& s = st<T>();
-  const auto [m, n, k] = d.shape;
-  const T* out = o_.fused ? d.acc : d.C;
-  // Reference checksums: A as the kernel read it times the encoded B checksums;
-  // the encoded A checksums times B as the kernel read it.
-  s.row_ref.assign(size_t(m), T(0)), s.row_ref2.assign(size_t(m), T(0));
-  for (int64_t i = 0; i < m; ++i) {
-    T a = 0, b = 0;
-    const T* row = d.A + i * k;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      a = std::fma(row[kk], s.br1[size_t(kk)], a);
-      b = std::fma(row[kk], s.br2[size_t(kk)], b);
-    }
-    s.row_ref[size_t(i)] = a, s.row_ref2[size_t(i)] = b;
-  }
-  if (o_.check_columns) {
-    s.col_ref.assign(size_t(n), T(0)), s.col_ref2.assign(size_t(n), T(0));
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const T* row = d.B + kk * n;
-      const T c1 = s.ca1[size_t(kk)], c2 = s.ca2[size_t(kk)];
-      for (int64_t j = 0; j < n; ++j) {
-        s.col_ref[size_t(j)] = std::fma(c1, row[j], s.col_ref[size_t(j)]);
-        s.col_ref2[size_t(j)] = std::fma(c2, row[j], s.col_ref2[size_t(j)]);
-      }
-    }
-  }
-  if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T))) {
-    for (auto* v : {&s.row_ref, &s.row_ref2, &s.col_ref, &s.col_ref2})
-      for (auto& x : *v) x = T(round_to(*d.out_fmt, double(x)));
-  }
-  const check_context<T> ctx{&d, out, &s.row_ref, &s.col_ref, o_.fused, o_.fused ? &fp32() : d.out_fmt};
-  s.col_T.clear();
-  policy_.thresholds(ctx, s.row_T, s.col_T);
+  compute_all(d, s.work);
+  return finish(d, s.work);
+}
 
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::baseline_t(const gemm_data<T>& d) {
+  compute_all(d, st<T>().base);
+}
+
+template <class Policy>
+template <class T>
+verdict checksum_abft<Policy>::verify_change_t(const gemm_data<T>& d, const gemm_change& ch) {
+  auto& s = st<T>();
+  const auto [m, n, k] = d.shape;
+  checks<T>& c = s.work;
+  c = s.base;
+  const policy_dependencies dep = policy_.depends();
+  const auto ctx = context(d, c);
+  auto rows_all = [&] {  // every row sum changed (a column of C did)
+    for (int64_t i = 0; i < m; ++i) row_sums(d, c, i);
+    if (dep.on_output)
+      for (int64_t i = 0; i < m; ++i) c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+  };
+  auto cols_all = [&] {  // every column sum changed (a row of C did)
+    if (!o_.check_columns) return;
+    for (int64_t j = 0; j < n; ++j) col_sums(d, c, j);
+    if (dep.on_output)
+      for (int64_t j = 0; j < n; ++j) c.col_T[size_t(j)] = policy_.col_threshold(ctx, j);
+  };
+  switch (ch.k) {
+    case gemm_change::kind::output_element:
+      row_sums(d, c, ch.i);
+      if (dep.on_output) c.row_T[size_t(ch.i)] = policy_.row_threshold(ctx, ch.i);
+      if (o_.check_columns) {
+        col_sums(d, c, ch.j);
+        if (dep.on_output) c.col_T[size_t(ch.j)] = policy_.col_threshold(ctx, ch.j);
+      }
+      break;
+    case gemm_change::kind::a_row:
+      row_refs(d, c, ch.i);
+      row_sums(d, c, ch.i);
+      c.row_T[size_t(ch.i)] = policy_.row_threshold(ctx, ch.i);
+      cols_all();
+      break;
+    case gemm_change::kind::b_col:
+      if (o_.check_columns) {
+        col_refs(d, c, ch.j);
+        col_sums(d, c, ch.j);
+        c.col_T[size_t(ch.j)] = policy_.col_threshold(ctx, ch.j);
+      }
+      rows_all();
+      break;
+  }
+  return finish(d, c);
+}
+
+template <class Policy>
+template <class T>
+verdict checksum_abft<Policy>::finish(const gemm_data<T>& d, const checks<T>& c) const {
+  const auto [m, n, k] = d.shape;
+  const T* out = checked(d);
   verdict v{false, 0.0, {}, -1, -1, std::numeric_limits<double>::quiet_NaN()};
   const double inf = std::numeric_limits<double>::infinity();
   auto score_of = [&](double diff, double thr) {
@@ -81,27 +197,18 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   double worst_row_score = -1, worst_d1 = 0, worst_d2 = 0, sum_T = 0, sum_D = 0;
   int64_t worst_row = -1;
   for (int64_t i = 0; i < m; ++i) {
-    T s1 = 0, s2 = 0;
-    const T* row = out + i * n;
-    for (int64_t j = 0; j < n; ++j) {
-      s1 += row[j];
-      s2 = std::fma(T(checksum_weight(o_.weights, j, n)), row[j], s2);
-    }
-    const double d1 = double(s1) - double(s.row_ref[size_t(i)]);
-    const double d2 = double(s2) - double(s.row_ref2[size_t(i)]);
-    const double sc = score_of(d1, s.row_T[size_t(i)]);
-    sum_T += s.row_T[size_t(i)], sum_D += std::fabs(d1);
+    const double d1 = double(c.s1[size_t(i)]) - double(c.row_ref[size_t(i)]);
+    const double d2 = double(c.s2[size_t(i)]) - double(c.row_ref2[size_t(i)]);
+    const double sc = score_of(d1, c.row_T[size_t(i)]);
+    sum_T += c.row_T[size_t(i)], sum_D += std::fabs(d1);
     if (sc > worst_row_score) worst_row_score = sc, worst_row = i, worst_d1 = d1, worst_d2 = d2;
   }
   v.score = worst_row_score;
   double worst_col_score = -1;
   int64_t worst_col = -1;
   if (o_.check_columns) {
-    std::vector<T> c1(size_t(n), T(0));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c1[size_t(j)] += out[i * n + j];
     for (int64_t j = 0; j < n; ++j) {
-      const double sc = score_of(double(c1[size_t(j)]) - double(s.col_ref[size_t(j)]), s.col_T[size_t(j)]);
+      const double sc = score_of(double(c.c1[size_t(j)]) - double(c.col_ref[size_t(j)]), c.col_T[size_t(j)]);
       if (sc > worst_col_score) worst_col_score = sc, worst_col = j;
     }
     v.score = std::max(v.score, worst_col_score);
@@ -115,20 +222,17 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   } else if (v.flagged && worst_row_score > 1.0 && !by_columns && std::isfinite(worst_d1) && worst_d1 != 0 &&
              std::isfinite(worst_d2)) {
     const double j = std::round(invert_checksum_weight(o_.weights, worst_d2 / worst_d1, n));
-    if (j >= 0 && j < double(n)) {
-      v.located_row = worst_row;
-      v.located_col = int64_t(j);
-    }
+    if (j >= 0 && j < double(n)) v.located_row = worst_row, v.located_col = int64_t(j);
   }
   if (v.located_row >= 0) {
     // Eq. (10), C_ij <- C_ij - D1, written as C_ij <- A_i (B r1) - sum_{j' != j} C_ij'
     // (the same value in exact arithmetic): a huge fault would otherwise absorb
     // the rest of the row sum and cancel to zero.
-    const T* row = out + worst_row * n;
+    const T* row = out + v.located_row * n;
     T partial = 0;
     for (int64_t jj = 0; jj < n; ++jj)
       if (jj != v.located_col) partial += row[jj];
-    v.corrected_value = double(s.row_ref[size_t(worst_row)]) - double(partial);
+    v.corrected_value = double(c.row_ref[size_t(v.located_row)]) - double(partial);
   }
   // Tightness: thresholds against the actual verification difference.
   v.metrics.emplace_back("threshold", sum_T / double(m));
@@ -137,7 +241,7 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
     double sum_E = 0, min_margin = inf;
     for (int64_t i = 0; i < m; ++i) {
       sum_E += d.exact_row_errors[i];
-      if (d.exact_row_errors[i] > 0) min_margin = std::min(min_margin, s.row_T[size_t(i)] / d.exact_row_errors[i]);
+      if (d.exact_row_errors[i] > 0) min_margin = std::min(min_margin, c.row_T[size_t(i)] / d.exact_row_errors[i]);
     }
     v.metrics.emplace_back("actual_diff", sum_E / double(m));
     if (sum_E > 0) v.metrics.emplace_back("tightness", sum_T / sum_E);

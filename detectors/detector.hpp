@@ -124,6 +124,14 @@ struct gemm_data {
   const double* exact_row_errors = nullptr;
 };
 
+// What a fault changed, for incremental verification: one element of C (or
+// of the accumulator), a row of A (so row i of C), or a column of B (so column j of C).
+struct gemm_change {
+  enum class kind { output_element, a_row, b_col };
+  kind k = kind::output_element;
+  int64_t i = -1, j = -1;
+};
+
 class gemm_detector : public detector {
  public:
   virtual bool needs_exact_row_errors() const { return false; }
@@ -134,18 +142,42 @@ class gemm_detector : public detector {
   // Called on the (possibly faulty) inputs and output.
   virtual verdict verify(const gemm_data<float>& d) = 0;
   virtual verdict verify(const gemm_data<double>& d) = 0;
+  // Incremental verification: `baseline` sees the clean pair once; then
+  // `verify_change` sees faulty data that differs from it only where `change`
+  // says, and must return exactly what `verify` would. The defaults verify in full.
+  virtual void baseline(const gemm_data<float>&) {}
+  virtual void baseline(const gemm_data<double>&) {}
+  virtual verdict verify_change(const gemm_data<float>& d, const gemm_change&) { return verify(d); }
+  virtual verdict verify_change(const gemm_data<double>& d, const gemm_change&) { return verify(d); }
 };
 
 // Implements both precisions from one template pair in Derived:
 //   template <class T> void encode_t(const gemm_data<T>&);
 //   template <class T> verdict verify_t(const gemm_data<T>&);
+// and, if Derived verifies incrementally, baseline_t and verify_change_t.
 template <class Derived>
 class gemm_detector_t : public gemm_detector {
  public:
-  void encode(const gemm_data<float>& d) override { static_cast<Derived*>(this)->encode_t(d); }
-  void encode(const gemm_data<double>& d) override { static_cast<Derived*>(this)->encode_t(d); }
-  verdict verify(const gemm_data<float>& d) override { return static_cast<Derived*>(this)->verify_t(d); }
-  verdict verify(const gemm_data<double>& d) override { return static_cast<Derived*>(this)->verify_t(d); }
+  void encode(const gemm_data<float>& d) override { self()->encode_t(d); }
+  void encode(const gemm_data<double>& d) override { self()->encode_t(d); }
+  verdict verify(const gemm_data<float>& d) override { return self()->verify_t(d); }
+  verdict verify(const gemm_data<double>& d) override { return self()->verify_t(d); }
+  void baseline(const gemm_data<float>& d) override { baseline_any(d); }
+  void baseline(const gemm_data<double>& d) override { baseline_any(d); }
+  verdict verify_change(const gemm_data<float>& d, const gemm_change& c) override { return change_any(d, c); }
+  verdict verify_change(const gemm_data<double>& d, const gemm_change& c) override { return change_any(d, c); }
+
+ private:
+  Derived* self() { return static_cast<Derived*>(this); }
+  template <class T>
+  void baseline_any(const gemm_data<T>& d) {
+    if constexpr (requires { self()->baseline_t(d); }) self()->baseline_t(d);
+  }
+  template <class T>
+  verdict change_any(const gemm_data<T>& d, const gemm_change& c) {
+    if constexpr (requires { self()->verify_change_t(d, c); }) return self()->verify_change_t(d, c);
+    else return self()->verify_t(d);
+  }
 };
 
 }  // namespace sdc

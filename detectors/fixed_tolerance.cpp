@@ -15,25 +15,22 @@ class fixed_rel_policy {
   fixed_rel_policy(double rel, bool abs_scale) : rel_(rel), abs_scale_(abs_scale) {}
   template <class T>
   void encode(const gemm_data<T>&) {}
+  policy_dependencies depends() const { return {!abs_scale_, !abs_scale_, abs_scale_}; }
   template <class T>
-  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
+  double row_threshold(const check_context<T>& c, int64_t i) const {
+    if (!abs_scale_) return rel_ * std::fabs(double((*c.row_ref)[size_t(i)]));
+    const int64_t n = c.d->shape.n;
+    T mag = 0;
+    for (int64_t j = 0; j < n; ++j) mag += std::fabs(c.out[i * n + j]);
+    return rel_ * double(mag);
+  }
+  template <class T>
+  double col_threshold(const check_context<T>& c, int64_t j) const {
+    if (!abs_scale_) return rel_ * std::fabs(double((*c.col_ref)[size_t(j)]));
     const auto [m, n, k] = c.d->shape;
-    rows.assign(size_t(m), 0.0), cols.assign(size_t(n), 0.0);
-    if (!abs_scale_) {
-      for (int64_t i = 0; i < m; ++i) rows[size_t(i)] = rel_ * std::fabs(double((*c.row_ref)[size_t(i)]));
-      if (!c.col_ref->empty())
-        for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = rel_ * std::fabs(double((*c.col_ref)[size_t(j)]));
-      return;
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      T mag = 0;
-      for (int64_t j = 0; j < n; ++j) mag += std::fabs(c.out[i * n + j]);
-      rows[size_t(i)] = rel_ * double(mag);
-    }
-    std::vector<T> mag(size_t(n), T(0));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) mag[size_t(j)] += std::fabs(c.out[i * n + j]);
-    for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = rel_ * double(mag[size_t(j)]);
+    T mag = 0;
+    for (int64_t i = 0; i < m; ++i) mag += std::fabs(c.out[i * n + j]);
+    return rel_ * double(mag);
   }
 
  private:
@@ -46,10 +43,11 @@ class fixed_abs_policy {
   explicit fixed_abs_policy(double tol) : tol_(tol) {}
   template <class T>
   void encode(const gemm_data<T>&) {}
+  policy_dependencies depends() const { return {}; }
   template <class T>
-  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
-    rows.assign(size_t(c.d->shape.m), tol_), cols.assign(size_t(c.d->shape.n), tol_);
-  }
+  double row_threshold(const check_context<T>&, int64_t) const { return tol_; }
+  template <class T>
+  double col_threshold(const check_context<T>&, int64_t) const { return tol_; }
 
  private:
   double tol_;

@@ -27,27 +27,33 @@ class higham_policy {
     }
   }
 
+  policy_dependencies depends() const { return {true, true, true}; }
+
   template <class T>
-  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
+  double row_threshold(const check_context<T>& c, int64_t i) const {
     const auto [m, n, k] = c.d->shape;
-    const double u = std::ldexp(1.0, -(std::numeric_limits<T>::digits));
-    const double u_out = c.checked_fmt->bits < int(8 * sizeof(T)) ? c.checked_fmt->unit_roundoff() : 0.0;
-    rows.assign(size_t(m), 0.0), cols.assign(size_t(n), 0.0);
-    for (int64_t i = 0; i < m; ++i) {
-      double ab = 0, ac = 0;
-      for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->A[i * k + kk])) * abs_b_[size_t(kk)];
-      for (int64_t j = 0; j < n; ++j) ac += std::fabs(double(c.out[i * n + j]));
-      rows[size_t(i)] = 2 * gamma_n(double(k + n), u) * ab + u_out * (1 + gamma_n(double(n), u)) * ac;
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      double ab = 0, ac = 0;
-      for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->B[kk * n + j])) * abs_a_[size_t(kk)];
-      for (int64_t i = 0; i < m; ++i) ac += std::fabs(double(c.out[i * n + j]));
-      cols[size_t(j)] = 2 * gamma_n(double(k + m), u) * ab + u_out * (1 + gamma_n(double(m), u)) * ac;
-    }
+    double ab = 0, ac = 0;
+    for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->A[i * k + kk])) * abs_b_[size_t(kk)];
+    for (int64_t j = 0; j < n; ++j) ac += std::fabs(double(c.out[i * n + j]));
+    return 2 * gamma_n(double(k + n), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(n), u<T>())) * ac;
+  }
+  template <class T>
+  double col_threshold(const check_context<T>& c, int64_t j) const {
+    const auto [m, n, k] = c.d->shape;
+    double ab = 0, ac = 0;
+    for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->B[kk * n + j])) * abs_a_[size_t(kk)];
+    for (int64_t i = 0; i < m; ++i) ac += std::fabs(double(c.out[i * n + j]));
+    return 2 * gamma_n(double(k + m), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(m), u<T>())) * ac;
   }
 
  private:
+  template <class T>
+  static double u() { return std::ldexp(1.0, -std::numeric_limits<T>::digits); }
+  // Rounding to a narrower output adds u_out per element to the checked sums.
+  template <class T>
+  static double u_out(const check_context<T>& c) {
+    return c.checked_fmt->bits < int(8 * sizeof(T)) ? c.checked_fmt->unit_roundoff() : 0.0;
+  }
   std::vector<double> abs_b_, abs_a_;
 };
 

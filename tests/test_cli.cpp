@@ -253,7 +253,7 @@ TEST(Cli, PublishedNumbersAreMatchedToCellsAndShownBesideMeasured) {
   auto show = run_cli("show " + d + "/r.json");
   ASSERT_EQ(show.code, 0) << show.output;
   EXPECT_NE(show.output.find("paper"), std::string::npos) << show.output;
-  EXPECT_NE(show.output.find("faulty.rate=98.76%"), std::string::npos) << show.output;
-  EXPECT_NE(show.output.find("faulty.rate=36.70%"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("faulty.rate paper 98.76% / ours 100.00%"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("faulty.rate paper 36.70% / ours"), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("reproduces none (test suite)"), std::string::npos) << show.output;
 }

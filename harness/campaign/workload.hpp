@@ -66,7 +66,8 @@ struct trial_result {
   double err_ulps = 0;                        //   ... in ulps of the output format at the exact value
   double err_over_noise = 0;                  //   ... over the clean output's own error (>= ulp/2 floor)
   std::vector<verdict> verdicts;              // one per detector, suite order
-  double kernel_seconds = 0;                  // unprotected kernel
+  double kernel_seconds = 0;                  // unprotected kernel (0 when the trial reused a pair)
+  bool kernel_ran = false;                    // this trial computed its data pair's kernel
   std::vector<double> detector_seconds;       // per detector (encode + verify)
 };
 

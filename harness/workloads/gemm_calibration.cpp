@@ -158,7 +158,7 @@ std::string calibration_table(const json& cal) {
 }
 
 double calibrated_emax(const std::string& file, const std::string& dtype, const std::string& accumulation,
-                       const std::string& point) {
+                       const std::string& point, int64_t n) {
   static std::mutex mu;
   static std::map<std::string, json> cache;
   json cal;
@@ -170,8 +170,16 @@ double calibrated_emax(const std::string& file, const std::string& dtype, const 
   if (!cal.contains("entries") || cal.value("schema", "") != "sdcbench.emax/1")
     throw input_error(file, "/schema", "expected an e_max calibration file (\"sdcbench.emax/1\") from `sdcbench calibrate`");
   const std::string want_point = (dtype == "fp32" || dtype == "fp64") ? "offline" : point;
-  for (const auto& e : cal["entries"])
-    if (e["dtype"] == dtype && e["accumulation"] == accumulation && e["point"] == want_point) return e["e_max"].get<double>();
+  for (const auto& e : cal["entries"]) {
+    if (!(e["dtype"] == dtype && e["accumulation"] == accumulation && e["point"] == want_point)) continue;
+    double largest = 0;
+    for (const auto& z : e["sizes"]) {
+      if (z["n"].get<int64_t>() >= n) return z["e_max"].get<double>();  // sizes are ascending
+      largest = z["e_max"].get<double>();
+    }
+    const double fitted = e["fit_sqrt_n"]["a"].get<double>() * std::sqrt(double(n)) + e["fit_sqrt_n"]["b"].get<double>();
+    return std::max(largest, fitted);
+  }
   throw input_error(file, "/entries", fmt::format("no calibration for dtype {}, accumulation {}, point {}; run `sdcbench calibrate` for it",
                                                   dtype, accumulation, want_point));
 }

@@ -48,6 +48,14 @@ void gemm_run(const T* A, const T* B, T* C, gemm_shape s, accumulation_order o) 
   else gemm_fixed_order(A, B, C, s, o);
 }
 
+// Recomputes, in a fixed order, only what a fault in A[i][*] or B[*][j] changes:
+// row i of C (= A_i B) or column j of C (= A B_j), bit-identical to the same
+// elements of a full gemm_fixed_order (the blocked kernel runs on the slice).
+void gemm_row_fixed_order(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o, int64_t i);
+void gemm_row_fixed_order(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o, int64_t i);
+void gemm_col_fixed_order(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o, int64_t j);
+void gemm_col_fixed_order(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o, int64_t j);
+
 // One dot product in the given order (used to recompute a single element and by
 // the reference): sum_k a[k*sa] * b[k*sb].
 float dot_in_order(const float* a, int64_t sa, const float* b, int64_t sb, int64_t n, accumulation_order o);
