@@ -78,6 +78,7 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
  public:
   checksum_abft(abft_options o, Policy p) : o_(o), policy_(std::move(p)) {}
   bool needs_exact_row_errors() const override { return true; }
+  nlohmann::json explain() const override { return last_; }
 
   template <class T>
   void encode_t(const gemm_data<T>& d);
@@ -128,6 +129,8 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   Policy policy_;
   state<float> sf_;
   state<double> sd_;
+  bool explain_ = true;
+  mutable nlohmann::json last_;
 };
 
 // Parameters every checksum-ABFT detector takes, and reading them.

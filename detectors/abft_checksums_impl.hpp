@@ -126,7 +126,20 @@ template <class T>
 verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   auto& s = st<T>();
   compute_all(d, s.work);
-  return finish(d, s.work);
+  const verdict v = finish(d, s.work);
+  // Per-check details for explain(): D1 per row and column, its threshold
+  // (times threshold_scale) and whether it failed.
+  const checks<T>& c = s.work;
+  nlohmann::json rows = nlohmann::json::array(), cols = nlohmann::json::array();
+  auto entry = [&](int64_t idx, double diff, double thr) {
+    const double t = thr * o_.threshold_scale;
+    return nlohmann::json{{"index", idx}, {"difference", std::isfinite(diff) ? nlohmann::json(diff) : nlohmann::json(nullptr)},
+                          {"threshold", t}, {"failed", !(std::fabs(diff) <= t)}};
+  };
+  for (size_t i = 0; i < c.s1.size(); ++i) rows.push_back(entry(int64_t(i), double(c.s1[i]) - double(c.row_ref[i]), c.row_T[i]));
+  for (size_t j = 0; j < c.c1.size(); ++j) cols.push_back(entry(int64_t(j), double(c.c1[j]) - double(c.col_ref[j]), c.col_T[j]));
+  last_ = {{"rows", rows}, {"columns", cols}};
+  return v;
 }
 
 template <class Policy>

@@ -63,6 +63,9 @@ struct detector_context {
 class detector {
  public:
   virtual ~detector() = default;
+  // Per-check details of the last verification (thresholds, differences,
+  // verdicts), for `sdcbench check-gemm`; null when a detector has none.
+  virtual nlohmann::json explain() const { return nullptr; }
 };
 
 // Parameters after validation against the spec, defaults filled in, and

@@ -6,6 +6,10 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
+#include "harness/io/safetensors.hpp"
+#include "harness/random/streams.hpp"
+
+#include <boost/random/normal_distribution.hpp>
 
 using namespace sdc::testing;
 using json = nlohmann::json;
@@ -127,7 +131,7 @@ TEST(Cli, CompareSameFaultsUsesMcNemar) {
   auto c = run_cli("compare " + d + "/r.json --detectors 'nan_inf,abft(1e-4)'");
   ASSERT_EQ(c.code, 0) << c.output;
   EXPECT_NE(c.output.find("McNemar"), std::string::npos);
-  auto bad = run_cli("compare " + d + "/r.json --detectors nan_inf,vabft");
+  auto bad = run_cli("compare " + d + "/r.json --detectors nan_inf,no_such_detector");
   EXPECT_EQ(bad.code, 2);
 }
 
@@ -256,4 +260,54 @@ TEST(Cli, PublishedNumbersAreMatchedToCellsAndShownBesideMeasured) {
   EXPECT_NE(show.output.find("faulty.rate paper 98.76% / ours 100.00%"), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("faulty.rate paper 36.70% / ours"), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("reproduces none (test suite)"), std::string::npos) << show.output;
+}
+
+// Section 6.7 of 001: clean runs on weight matrices read from a checkpoint.
+// The test writes a small .safetensors file; B is a tensor of it (transposed,
+// as PyTorch stores Linear weights out x in).
+TEST(Cli, WeightsFromASafetensorsCheckpoint) {
+  const auto d = scratch_dir("weights");
+  const std::string ckpt = d + "/model.safetensors";
+  sdc::rng g = sdc::make_stream(5, 5, 5, sdc::trial_kind::clean, sdc::stream_purpose::data);
+  boost::random::normal_distribution<double> nd(0, 0.05);
+  std::vector<float> w1(48 * 96), w2(32 * 48);
+  for (auto& x : w1) x = float(nd(g));
+  for (auto& x : w2) x = float(nd(g));
+  sdc::write_safetensors_f32(ckpt, {{"layer1.weight", {48, 96}}, {"layer2.weight", {32, 48}}}, {w1, w2});
+  const std::string suite = test_data("suites/real_weights.json");
+  auto r = run_cli("run " + suite + " --quiet --out " + d + "/r.json --axis 'weights=file(" + ckpt +
+                   "#layer1.weight^T)' --axis shape=16x96x48");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json res = read_json(d + "/r.json");
+  for (const auto& c : res["cells"]) {
+    ASSERT_TRUE(c["skipped"].is_null()) << c["skipped"];
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["detector"]["label"] << " on real-layout weights";
+    EXPECT_GT(c["clean"]["trials"].get<int>(), 0);
+  }
+  // A shape that does not match the tensor can never run: a clear error.
+  auto bad = run_cli("run " + suite + " --quiet --out " + d + "/b.json --axis 'weights=file(" + ckpt +
+                     "#layer1.weight)' --axis shape=16x96x48");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("48x96"), std::string::npos) << bad.output;
+  auto missing = run_cli("run " + suite + " --quiet --out " + d + "/m.json --axis 'weights=file(" + ckpt + "#nope)'");
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("layer1.weight"), std::string::npos) << "lists the tensors it has:\n" << missing.output;
+}
+
+// A detector that cannot be built for some cell (here: no calibration entry for
+// that accumulation order) is an error before the run starts: no journal, no output.
+TEST(Cli, DetectorConstructionErrorsStopTheRunBeforeItStarts) {
+  const auto d = scratch_dir("no-calibration");
+  auto r = run_cli("run " + test_data("suites/determinism.json") + " --quiet --out " + d +
+                   "/r.json --axis accumulation='kblock(8)' --axis fault=bitflip --axis bit=exp2 --axis target=C" +
+                   " --axis faults_per_pair=1 --axis dtype=fp32");
+  ASSERT_EQ(r.code, 0) << r.output;  // the suite's own vabft has a numeric e_max
+  const std::string cal = d + "/cal.json";
+  std::ofstream(cal) << R"({"schema": "sdcbench.emax/1", "entries": []})";
+  auto bad = run_cli("run " + test_data("suites/real_weights.json") + " --quiet --out " + d + "/b.json --axis 'weights=none'" +
+                     " --axis accumulation='kblock(8)'");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("no calibration for dtype"), std::string::npos) << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(d + "/b.json.journal"));
+  EXPECT_FALSE(std::filesystem::exists(d + "/b.json"));
 }

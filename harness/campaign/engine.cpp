@@ -242,6 +242,14 @@ json run_campaign(const run_options& o) {
     throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");
   const std::string journal = o.out + ".journal";
   const json header = journal_header(s, o, ex.cells.size());
+  // Build every detector of every runnable cell of this shard before anything
+  // is written: a bad parameter or a missing calibration entry is an error now,
+  // not a half-finished run.
+  for (size_t n = 0; n < ex.cells.size(); ++n) {
+    if (ex.skipped[n] || int(n % size_t(o.shard_count)) != o.shard_index) continue;
+    const detector_context ctx = s.wl->context(ex.cells[n]);
+    for (const auto& d : s.detectors) d.info->make(detector_params(d.params, ctx.out_fmt), ctx);
+  }
 
   // Completed cells from an earlier, interrupted run.
   std::map<size_t, cell_records> done;

@@ -17,6 +17,7 @@
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/workloads/gemm_calibration.hpp"
+#include "harness/workloads/gemm_check.hpp"
 #include "injectors/fault_model.hpp"
 
 namespace {
@@ -134,6 +135,15 @@ int main(int argc, char** argv) {
   calibrate->add_option("--margin", cal.margin, "safety margin on the maximum (0.2 = 20 %)");
   calibrate->add_option("--out", cal_out, "calibration JSON to write")->required();
 
+  sdc::check_gemm_request chk;
+  auto* check = app.add_subcommand("check-gemm", "run one detector on your own matrices (.npy) and print per-check JSON");
+  check->add_option("--a", chk.a_path, "A (M x K) .npy")->required();
+  check->add_option("--b", chk.b_path, "B (K x N) .npy")->required();
+  check->add_option("--c", chk.c_path, "C (M x N) .npy; computed when absent");
+  check->add_option("--dtype", chk.dtype, "bf16, fp16, fp32 or fp64 (inputs are rounded to it)");
+  check->add_option("--detector", chk.detector, "NAME[:param=value,...]");
+  check->add_option("--accumulation", chk.accumulation, "order used to compute C when it is not given");
+
   std::string list_what;
   auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
   list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
@@ -209,6 +219,10 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+    if (*check) {
+      std::cout << sdc::check_gemm(chk).dump(1) << "\n";
+      return 0;
+    }
     if (*calibrate) {
       for (const auto& a : cal.accumulations) sdc::parse_accumulation(a);
       cal.progress = ::isatty(2);

@@ -13,7 +13,13 @@
 #include "harness/campaign/workload.hpp"
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
+#include "harness/io/npy.hpp"
+#include "harness/io/safetensors.hpp"
 #include "injectors/inject.hpp"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
 
 namespace sdc {
 namespace {
@@ -26,8 +32,51 @@ double seconds_since(clock_type::time_point t0) {
 
 const std::vector<std::string> k_targets = {"A", "B", "C", "acc"};
 
+// A weight matrix from a file, used as B: `file(PATH)` (.npy, 2-D) or
+// `file(PATH#NAME)` (.safetensors tensor); a trailing ^T transposes it
+// (PyTorch Linear weights are out x in: B = W^T). Loaded once per process.
+struct weight_matrix {
+  int64_t rows = 0, cols = 0;  // as used: K x N
+  std::vector<double> values;  // row-major K x N
+};
+
+std::shared_ptr<const weight_matrix> load_weights(const std::string& spec, const std::string& base_dir) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const weight_matrix>> cache;
+  if (!(spec.starts_with("file(") && spec.ends_with(")")))
+    throw value_error("expected weights none, file(PATH) (.npy) or file(PATH#TENSOR) (.safetensors), optionally ending in ^T; got '" + spec + "'");
+  std::string inner = spec.substr(5, spec.size() - 6);
+  bool transpose = false;
+  if (inner.ends_with("^T")) transpose = true, inner.resize(inner.size() - 2);
+  const auto hash = inner.find('#');
+  std::filesystem::path file = inner.substr(0, hash);
+  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
+  const std::string key = file.string() + (hash == std::string::npos ? "" : inner.substr(hash)) + (transpose ? "^T" : "");
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  std::vector<int64_t> shape;
+  std::vector<double> v;
+  if (hash == std::string::npos) {
+    const npy_array a = read_npy(file.string());
+    shape = a.shape, v = a.values();
+  } else {
+    safetensor t = read_safetensor(file.string(), inner.substr(hash + 1));
+    shape = t.shape, v = std::move(t.values);
+  }
+  if (shape.size() != 2) throw input_error(file.string(), "shape", "expected a 2-D weight matrix; got " + std::to_string(shape.size()) + " dimensions");
+  auto w = std::make_shared<weight_matrix>();
+  w->rows = transpose ? shape[1] : shape[0], w->cols = transpose ? shape[0] : shape[1];
+  w->values.resize(v.size());
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c)
+      w->values[size_t(transpose ? c * shape[0] + r : r * shape[1] + c)] = v[size_t(r * shape[1] + c)];
+  cache[key] = w;
+  return w;
+}
+
 struct gemm_cell {
   int64_t faults_per_pair = 1;
+  std::shared_ptr<const weight_matrix> weights;  // B from a file, or null
   const format* dtype;
   const format* out_fmt;
   distribution dist;
@@ -51,6 +100,7 @@ gemm_cell parse_cell(const cell& c) {
   g.target = c.at("target");
   g.site = parse_site_rule(c.at("site"));
   g.faults_per_pair = std::stoll(c.at("faults_per_pair"));
+  if (c.at("weights") != "none") g.weights = load_weights(c.at("weights"), c.base_dir);
   return g;
 }
 
@@ -127,7 +177,10 @@ class gemm_runner final : public cell_runner {
     if (!(have_pair_ && pair_kind_ == kind && pair_ == pair)) {
       rng data = make_stream(seed_, hash_, pair, kind, stream_purpose::data);
       fill(A_, data);
-      fill(B_, data);
+      if (g_.weights)
+        for (size_t i = 0; i < B_.size(); ++i) B_[i] = round_into<T>(*g_.dtype, g_.weights->values[i]);
+      else
+        fill(B_, data);
       for (size_t d = 0; d < detectors_.size(); ++d) {
         const auto t0 = clock_type::now();
         detectors_[d]->encode(clean);
@@ -360,6 +413,11 @@ class gemm_workload final : public workload {
          })},
         {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
          simple([](const std::string& v) { return parse_site_rule(v).text(); })},
+        {"weights", "B from a file: none, file(PATH) (.npy), file(PATH#TENSOR) (.safetensors); ^T transposes", {"none"},
+         [](const std::string& v, const std::string& dir) {
+           if (v != "none") load_weights(v, dir);  // fails early on a bad file
+           return v;
+         }},
         {"faults_per_pair", "faulty trials that share one matrix pair (each with its own fault)", {"1"},
          simple([](const std::string& v) {
            size_t used = 0;
@@ -387,6 +445,9 @@ class gemm_workload final : public workload {
       return skip_info{"dtype", fmt::format("the gemm workload runs bf16, fp16, fp32 and fp64, not {}", g.dtype->name)};
     const auto [rows, cols] = target_dims(g);
     if (auto w = g.site.check(rows, cols); !w.empty()) return skip_info{"site", w};
+    if (g.weights && (g.weights->rows != g.shape.k || g.weights->cols != g.shape.n))
+      return skip_info{"weights", fmt::format("{} is {}x{} (K x N); the cell's shape {} needs {}x{}", c.at("weights"),
+                                              g.weights->rows, g.weights->cols, g.shape.text(), g.shape.k, g.shape.n)};
     return std::nullopt;
   }
 
