@@ -1,15 +1,15 @@
-# sdcbench_add_test(NAME SOURCES... LABELS l1 [l2...] [TIMEOUT s])
+# sdcbench_add_test(NAME SOURCES... LABELS l1 [l2...] [TIMEOUT s] [ARGS gtest-args...])
 # One GoogleTest executable per test file, registered with ctest under its
 # labels (unit, golden, slow, cli). `ctest -L unit` runs one tier.
 function(sdcbench_add_test name)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LABELS;ARGS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE sdcbench_core GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     SDCBENCH_BINARY="$<TARGET_FILE:sdcbench>"
     SDCBENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/tests")
   add_dependencies(${name} sdcbench)
-  add_test(NAME ${name} COMMAND ${name})
+  add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()

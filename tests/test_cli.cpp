@@ -311,3 +311,22 @@ TEST(Cli, DetectorConstructionErrorsStopTheRunBeforeItStarts) {
   EXPECT_FALSE(std::filesystem::exists(d + "/b.json.journal"));
   EXPECT_FALSE(std::filesystem::exists(d + "/b.json"));
 }
+
+// 001 section 6.4 at smoke scale: V-ABFT as configured for this machine
+// (calibrated e_max, checksum in fp32) raises no false alarm on any of the 12
+// configurations; the Wilson upper bound is what a reader should quote.
+TEST(CliSlow, VabftFprSmokeHasNoFalseAlarms) {
+  const auto d = scratch_dir("fpr");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/vabft_fpr.json --scale smoke --out " + d + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("clean.rate paper 0.00% / ours 0.00%"), std::string::npos) << r.output;
+  const json res = read_json(d + "/r.json");
+  int checked = 0;
+  for (const auto& c : res["cells"]) {
+    if (c["detector"]["label"] != "vabft") continue;
+    ++checked;
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"];
+    EXPECT_LT(c["clean"]["ci95"][1].get<double>(), 0.02) << "Wilson upper bound with 0/200";
+  }
+  EXPECT_EQ(checked, 12);
+}
