@@ -237,6 +237,7 @@ void append_line(std::FILE* f, const json& j) {
 json run_campaign(const run_options& o) {
   const auto started = now_iso8601();
   suite s = load_suite(o.suite_path, o.scale, o.axis_overrides);
+  const json prov = provenance(o.argv, o.threads, s.seed, started);  // the git state that runs the cells
   const expansion ex = expand(s);
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");
@@ -326,7 +327,7 @@ json run_campaign(const run_options& o) {
     for (auto& r : done[n].records) cells.push_back(std::move(r));
     for (auto& t : done[n].timing) timing.push_back(std::move(t));
   }
-  json result = make_result_set(s, o, cells, timing, started);
+  json result = make_result_set(s, o, cells, timing, prov);
   write_json_atomic(o.out, result);
   std::filesystem::remove(journal);
   return result;

@@ -87,7 +87,7 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
             {"cli11", CLI11_VERSION}}}};
 }
 
-json make_result_set(const suite& s, const run_options& o, json cells, json timing, const std::string& started) {
+json make_result_set(const suite& s, const run_options& o, json cells, json timing, json prov) {
   json axes = json::object();
   for (const auto& [name, vals] : s.axes) axes[name] = vals;
   json dets = json::array();
@@ -108,7 +108,8 @@ json make_result_set(const suite& s, const run_options& o, json cells, json timi
                 {"detectors", dets},
                 {"reproduces", s.reproduces}};
   j["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
-  j["provenance"] = provenance(o.argv, o.threads, s.seed, started);
+  prov["finished"] = now_iso8601();
+  j["provenance"] = std::move(prov);
   j["cells"] = std::move(cells);
   j["timing"] = std::move(timing);
   return j;

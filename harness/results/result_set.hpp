@@ -15,8 +15,10 @@ inline constexpr const char* k_result_schema = "sdcbench.result/1";
 
 std::string now_iso8601();
 nlohmann::json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started);
+// `prov` is the provenance taken when the run started (the source tree's git
+// state then is the one that built the results); "finished" is set here.
 nlohmann::json make_result_set(const suite& s, const run_options& o, nlohmann::json cells, nlohmann::json timing,
-                               const std::string& started);
+                               nlohmann::json prov);
 
 // Writes to PATH.tmp.PID, fsyncs, renames: a reader never sees half a file.
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
