@@ -97,6 +97,36 @@ class vabft_policy {
     const auto [m, n, k] = c.d->shape;
     return vabft_threshold(row_moments(c.d->B + j, k, n, exact_), cols_, double(m), emax(c), c_);
   }
+  // Every column at once, reading B row by row: the same sums, max and min (and
+  // squared deviations) in the same order per column as row_moments, so the
+  // same bits as col_threshold (tested through incremental == full verification).
+  template <class T>
+  void all_col_thresholds(const check_context<T>& c, std::vector<double>& cols) const {
+    const auto [m, n, k] = c.d->shape;
+    std::vector<double> sum(static_cast<size_t>(n), 0.0), mx(static_cast<size_t>(n), -INFINITY), mn(static_cast<size_t>(n), INFINITY);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const T* b = c.d->B + kk * n;
+      for (int64_t j = 0; j < n; ++j) {
+        const double v = double(b[j]);
+        sum[size_t(j)] += v, mx[size_t(j)] = std::max(mx[size_t(j)], v), mn[size_t(j)] = std::min(mn[size_t(j)], v);
+      }
+    }
+    std::vector<moments> mo(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) mo[size_t(j)].mean = sum[size_t(j)] / double(k);
+    if (!exact_) {
+      for (int64_t j = 0; j < n; ++j)
+        mo[size_t(j)].var = std::max(0.0, (mx[size_t(j)] - mo[size_t(j)].mean) * (mo[size_t(j)].mean - mn[size_t(j)]));
+    } else {
+      std::vector<double> ss(static_cast<size_t>(n), 0.0);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const T* b = c.d->B + kk * n;
+        for (int64_t j = 0; j < n; ++j)
+          ss[size_t(j)] += (double(b[j]) - mo[size_t(j)].mean) * (double(b[j]) - mo[size_t(j)].mean);
+      }
+      for (int64_t j = 0; j < n; ++j) mo[size_t(j)].var = ss[size_t(j)] / double(k);
+    }
+    for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = vabft_threshold(mo[size_t(j)], cols_, double(m), emax(c), c_);
+  }
 
  private:
   bool exact_;
