@@ -51,6 +51,8 @@ std::vector<param_spec> abft_common_params() {
       {"checksum_rounding", param_spec::type::choice, "output",
        "offline: reference checksums rounded to the output format (the encoded GEMM of 001) or kept in the accumulator",
        {"output", "accumulator"}},
+      {"tightness", param_spec::type::boolean, true,
+       "report threshold / MPFR-exact actual difference on clean runs (slow on large GEMMs)"},
   };
 }
 
@@ -63,6 +65,7 @@ abft_options read_abft_options(const detector_params& p) {
   o.localize = l == "weights" ? localize_by::weights : l == "columns" ? localize_by::columns : localize_by::automatic;
   o.threshold_scale = p.number("threshold_scale");
   o.round_reference_to_output = p.choice("checksum_rounding") == "output";
+  o.tightness = p.boolean("tightness");
   return o;
 }
 
