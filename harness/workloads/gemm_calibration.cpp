@@ -109,10 +109,12 @@ json calibrate_emax(const calibration_request& req) {
           for (double w : worst) mx = std::max(mx, w);
           for (int64_t o : overflow) overflows += o;
           const double e = mx * (1 + req.margin);
-          ns.push_back(double(n)), emaxes.push_back(e);
-          sizes.push_back({{"n", n}, {"trials", req.trials}, {"max_relative_error", mx}, {"e_max", e},
+          const bool measured = !(mx == 0 && overflows > 0);  // every checksum overflowed: nothing measured
+          if (measured) ns.push_back(double(n)), emaxes.push_back(e);
+          sizes.push_back({{"n", n}, {"trials", req.trials}, {"max_relative_error", measured ? json(mx) : json(nullptr)},
+                           {"e_max", measured ? json(e) : json(nullptr)},
                            {"checksum_overflows", overflows},
-                           {"e_max_over_u", e / checked.unit_roundoff()}});
+                           {"e_max_over_u", measured ? json(e / checked.unit_roundoff()) : json(nullptr)}});
           if (req.progress) std::fprintf(stderr, "\r%s %s %s n=%lld done   ", dname.c_str(), aname.c_str(), point.c_str(), (long long)n);
         }
         double mean = 0, var = 0, overall = 0;
@@ -148,7 +150,8 @@ std::string calibration_table(const json& cal) {
   for (const auto& e : cal["entries"]) {
     std::string per;
     for (const auto& z : e["sizes"])
-      per += fmt::format(" {}:{:.2f}{}", z["n"].get<int64_t>(), z["e_max_over_u"].get<double>(),
+      per += fmt::format(" {}:{}{}", z["n"].get<int64_t>(),
+                         z["e_max_over_u"].is_number() ? fmt::format("{:.2f}", z["e_max_over_u"].get<double>()) : "-",
                          z["checksum_overflows"].get<int64_t>() ? fmt::format(" ({} rows overflowed)", z["checksum_overflows"].get<int64_t>()) : "");
     s += fmt::format("{:<6} {:<12} {:<8} {:>10.3g} {:>8.2f} {:>6.1f}% {:>9.2f} {}\n", e["dtype"].get<std::string>(),
                      e["accumulation"].get<std::string>(), e["point"].get<std::string>(), e["e_max"].get<double>(),
@@ -172,11 +175,25 @@ double calibrated_emax(const std::string& file, const std::string& dtype, const 
   const std::string want_point = (dtype == "fp32" || dtype == "fp64") ? "offline" : point;
   for (const auto& e : cal["entries"]) {
     if (!(e["dtype"] == dtype && e["accumulation"] == accumulation && e["point"] == want_point)) continue;
+    // A size where every row's checksum overflowed has no measurement (null,
+    // or 0 in older files): never use it; fall back on the largest measured one.
+    auto measured = [](const json& z) {
+      return z["e_max"].is_number() && !(z["e_max"].get<double>() == 0 && z.value("checksum_overflows", 0) > 0);
+    };
     double largest = 0;
+    bool any_invalid = false;
     for (const auto& z : e["sizes"]) {
+      if (!measured(z)) {
+        any_invalid = true;
+        continue;
+      }
       if (z["n"].get<int64_t>() >= n) return z["e_max"].get<double>();  // sizes are ascending
       largest = z["e_max"].get<double>();
     }
+    if (largest == 0)
+      throw input_error(file, "/entries", fmt::format("no usable measurement for dtype {}, accumulation {}, point {} (checksums overflowed)",
+                                                      dtype, accumulation, want_point));
+    if (any_invalid) return largest;
     const double fitted = e["fit_sqrt_n"]["a"].get<double>() * std::sqrt(double(n)) + e["fit_sqrt_n"]["b"].get<double>();
     return std::max(largest, fitted);
   }
