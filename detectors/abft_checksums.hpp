@@ -132,7 +132,6 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   Policy policy_;
   state<float> sf_;
   state<double> sd_;
-  bool explain_ = true;
   mutable nlohmann::json last_;
 };
 
