@@ -16,6 +16,8 @@
 
 #include "harness/formats/format.hpp"
 #include "harness/workloads/gemm_kernels.hpp"
+#include "harness/workloads/int8_kernels.hpp"
+#include "injectors/fault_model.hpp"
 
 namespace sdc {
 
@@ -181,6 +183,74 @@ class gemm_detector_t : public gemm_detector {
     if constexpr (requires { self()->verify_change_t(d, c); }) return self()->verify_change_t(d, c);
     else return self()->verify_t(d);
   }
+};
+
+// ---- int8 GEMM (004_0d1fcb03aeacfeeb.txt, Algorithm 1) ---------------------
+//
+// C' = A x B' with A u8 (m x k) and B' = [B | extra columns] s8: a detector
+// that packs checksums with B (section IV-A3) asks for extra columns, fills them
+// in `encode`, and finds their products in `extra` beside the data columns of C'.
+struct int8_gemm_data {
+  int64_t m = 0, n = 0, k = 0;
+  const uint8_t* A = nullptr;
+  int64_t lda = 0;
+  const int8_t* B = nullptr;  // data columns of B', as the GEMM read them
+  int64_t ldb = 0;
+  const int32_t* C = nullptr;  // data columns of C'
+  int64_t ldc = 0;
+  const int32_t* extra = nullptr;  // this detector's columns of C' (leading dimension ldc); null without any
+};
+
+// The fault a trial injects, for detectors that can state their detection
+// probability in closed form (section IV-C): where it lands (target "B" or
+// "C", element row/col), the element's clean bits, and the model that changes them.
+struct int8_fault_context {
+  std::string target;
+  int64_t row = -1, col = -1;
+  uint64_t old_bits = 0;
+  fault_model model;
+  std::vector<int> bits;  // resolved: the bit axis, or bitflip_random's field
+};
+
+class int8_gemm_detector : public detector {
+ public:
+  virtual int extra_columns() const { return 0; }
+  // Once per weight matrix, on the clean B (k x n): checksums; writes this
+  // detector's extra columns into `ext` (k rows, leading dimension ld_ext).
+  virtual void encode(const int8_t* B, int64_t k, int64_t n, int64_t ldb, int8_t* ext, int64_t ld_ext) = 0;
+  virtual verdict verify(const int8_gemm_data& d) = 0;
+  // Named probabilities that this check detects the fault, given the clean data
+  // and the fault's site, averaged over the model's random outcome; empty when
+  // the detector has no closed form for the model.
+  virtual std::vector<std::pair<std::string, double>> detection_theory(const int8_gemm_data&,
+                                                                       const int8_fault_context&) const {
+    return {};
+  }
+};
+
+// ---- EmbeddingBag (004, Algorithm 2) ---------------------------------------
+
+struct embedding_bag_data {
+  const quantized_table* table = nullptr;  // as the kernel read it; C_T[i] stored with each row
+  const bag_batch* batch = nullptr;
+  const float* out = nullptr;  // bags x dim
+};
+
+// One bag's check: the two sides of eq. (5) as the detector computed them.
+struct bag_check {
+  double rsum = 0, csum = 0;
+  bool flagged = false;
+};
+
+class embedding_bag_detector : public detector {
+ public:
+  virtual verdict verify(const embedding_bag_data& d) = 0;
+  // The per-bag sums of the last verify (empty for detectors without them), so
+  // the runner can attribute a false alarm to RSum or CSum with MPFR.
+  const std::vector<bag_check>& checks() const { return checks_; }
+
+ protected:
+  std::vector<bag_check> checks_;
 };
 
 }  // namespace sdc

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -159,6 +160,15 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
     if (r.is_object()) {
       rd.need_string(rd.need(r, "/reproduces", "paper"), "/reproduces/paper");
       rd.need_string(rd.need(r, "/reproduces", "table"), "/reproduces/table");
+      if (r.contains("pool_over")) {
+        const auto& po = r["pool_over"];
+        if (!po.is_array()) rd.fail("/reproduces/pool_over", "expected an array of axis names (the paper's totals sum over them)");
+        for (size_t i = 0; i < po.size(); ++i) {
+          const bool known = po[i].is_string() && std::any_of(s.wl->axes().begin(), s.wl->axes().end(),
+                                                               [&](const axis_def& a) { return a.name == po[i].get<std::string>(); });
+          if (!known) rd.fail("/reproduces/pool_over/" + std::to_string(i), "expected an axis name of workload " + wname + "; got " + po[i].dump());
+        }
+      }
     }
     s.reproduces = r;
   }

@@ -150,6 +150,9 @@ const format& fp64() { return k_formats[0]; }
 const format& fp32() { return k_formats[1]; }
 const format& bf16() { return k_formats[2]; }
 const format& fp16() { return k_formats[3]; }
+const format& s8() { return format_by_name("s8"); }
+const format& u8() { return format_by_name("u8"); }
+const format& s32() { return format_by_name("s32"); }
 
 bool is_nan_bits(const format& f, uint64_t bits) {
   if (!f.is_float()) return false;

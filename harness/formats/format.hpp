@@ -52,6 +52,9 @@ const format& fp64();
 const format& fp32();
 const format& bf16();
 const format& fp16();
+const format& s8();
+const format& u8();
+const format& s32();
 
 // Bits of the value nearest to v in `f` (RNE). Floats: overflow gives inf
 // (ieee style) or NaN (fn style); NaN keeps sign and the top payload bits and is

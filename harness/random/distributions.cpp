@@ -26,6 +26,7 @@ constexpr dist_syntax k_syntax[] = {
     {"abs_normal", distribution::kind::abs_normal, 2, "mu,sigma"},
     {"log_magnitude", distribution::kind::log_magnitude, 2, "mu,sigma"},
     {"uniform_int", distribution::kind::uniform_int, 2, "a,b"},
+    {"sparse_int", distribution::kind::sparse_int, 3, "p0,a,b"},
 };
 
 std::string all_forms() {
@@ -68,6 +69,9 @@ double distribution::sample(rng& g) const {
     }
     case kind::uniform_int:
       return double(boost::random::uniform_int_distribution<int64_t>(int64_t(p[0]), int64_t(p[1]))(g));
+    case kind::sparse_int:
+      if (boost::random::uniform_real_distribution<double>(0, 1)(g) < p[0]) return 0.0;
+      return double(boost::random::uniform_int_distribution<int64_t>(int64_t(p[1]), int64_t(p[2]))(g));
     case kind::npy: {
       const auto& v = *values;
       return v[boost::random::uniform_int_distribution<size_t>(0, v.size() - 1)(g)];
@@ -126,6 +130,8 @@ distribution parse_distribution(std::string_view text, const std::string& base_d
       throw value_error(fmt::format("{}: sigma must be > 0; got {}", text, d.p[1]));
     if ((d.k == distribution::kind::uniform || d.k == distribution::kind::uniform_int) && !(d.p[0] < d.p[1]))
       throw value_error(fmt::format("{}: need a < b", text));
+    if (d.k == distribution::kind::sparse_int && !(d.p[0] >= 0 && d.p[0] <= 1 && d.p[1] < d.p[2]))
+      throw value_error(fmt::format("{}: need 0 <= p0 <= 1 and a < b", text));
     if (d.k == distribution::kind::trunc_normal && !(d.p[2] < d.p[3]))
       throw value_error(fmt::format("{}: need lo < hi", text));
     return d;

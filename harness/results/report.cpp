@@ -136,6 +136,84 @@ compare_summary finish_comparison(table t, std::vector<std::pair<std::vector<std
   return s;
 }
 
+// "paper formula / exact" closed-form detection probabilities of a cell (004
+// section IV-C), as the detector computed them for the trials' actual data.
+std::string closed_form_column(const json& cell) {
+  const auto& m = cell["metrics"];
+  auto get = [&](const char* name) { return m.contains(name) ? m[name] : json(nullptr); };
+  const json paper = get("faulty.paper_formula_detect.mean"), exact = get("faulty.theory_detect.mean");
+  if (paper.is_null() && exact.is_null()) return "";
+  return fmt::format("{} / {}", pct(paper), pct(exact));
+}
+
+// Totals over the axes a paper pools (004 Table II sums 28 shapes): one row per
+// value of the other varying axes and detector, with the published number the
+// pooled cells share.
+std::string pooled_table(const json& r, const std::vector<std::string>& pooled) {
+  const auto axes = varying_axes(r);
+  std::vector<std::string> kept;
+  for (const auto& a : axes)
+    if (std::find(pooled.begin(), pooled.end(), a) == pooled.end()) kept.push_back(a);
+  struct group {
+    std::vector<std::string> row;
+    int64_t cells = 0, det = 0, n = 0, flag = 0, nc = 0;
+    double paper_w = 0, exact_w = 0, wp = 0, we = 0;
+    json reference;
+    bool same_reference = true;
+  };
+  std::vector<group> groups;
+  std::map<std::vector<std::string>, size_t> at;
+  for (const auto& c : r["cells"]) {
+    if (!c["skipped"].is_null()) continue;
+    std::vector<std::string> key;
+    for (const auto& a : kept) key.push_back(c["axes"][a].get<std::string>());
+    key.push_back(c["detector"]["label"]);
+    auto [it, fresh] = at.emplace(key, groups.size());
+    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, 0, 0, 0, 0, c["reference"], true});
+    group& g = groups[it->second];
+    ++g.cells;
+    g.det += c["faulty"]["detected"].get<int64_t>(), g.n += c["faulty"]["trials"].get<int64_t>();
+    g.flag += c["clean"]["flagged"].get<int64_t>(), g.nc += c["clean"]["trials"].get<int64_t>();
+    g.same_reference &= c["reference"] == g.reference;
+    const auto& m = c["metrics"];
+    const double w = double(c["faulty"]["trials"].get<int64_t>());
+    if (m.contains("faulty.paper_formula_detect.mean") && !m["faulty.paper_formula_detect.mean"].is_null())
+      g.paper_w += w * m["faulty.paper_formula_detect.mean"].get<double>(), g.wp += w;
+    if (m.contains("faulty.theory_detect.mean") && !m["faulty.theory_detect.mean"].is_null())
+      g.exact_w += w * m["faulty.theory_detect.mean"].get<double>(), g.we += w;
+  }
+  table t;
+  t.head = kept;
+  for (const char* h : {"detector", "cells", "detected / not", "rate (95% CI)", "clean flagged / not",
+                        "closed form: paper / exact", "published (paper) vs measured (ours)"})
+    t.head.push_back(h);
+  for (const auto& g : groups) {
+    std::vector<std::string> row = g.row;
+    row.push_back(std::to_string(g.cells));
+    row.push_back(fmt::format("{} / {}", g.det, g.n - g.det));
+    const interval ci = wilson_interval(g.det, g.n);
+    row.push_back(g.n ? fmt::format("{:.2f}% [{:.1f},{:.1f}]", 100.0 * double(g.det) / double(g.n), 100 * ci.lo, 100 * ci.hi) : "-");
+    row.push_back(fmt::format("{} / {}", g.flag, g.nc - g.flag));
+    auto share = [](double sum, double w) { return w > 0 ? fmt::format("{:.2f}%", 100 * sum / w) : std::string("-"); };
+    row.push_back(g.wp + g.we > 0 ? share(g.paper_w, g.wp) + " / " + share(g.exact_w, g.we) : "");
+    std::string paper;
+    if (g.same_reference && g.reference.is_object())
+      for (auto it = g.reference.begin(); it != g.reference.end(); ++it) {
+        if (it.key() == "note") continue;
+        const json ours = it.key() == "faulty.rate" ? json(g.n ? double(g.det) / double(g.n) : 0.0)
+                          : it.key() == "clean.rate" ? json(g.nc ? double(g.flag) / double(g.nc) : 0.0)
+                                                     : json(nullptr);
+        paper += (paper.empty() ? "" : "; ") + it.key() + " paper " + number_text(it.key(), *it) + " / ours " +
+                 number_text(it.key(), ours);
+      }
+    row.push_back(paper);
+    t.rows.push_back(row);
+  }
+  std::string names;
+  for (const auto& p : pooled) names += (names.empty() ? "" : ", ") + p;
+  return fmt::format("\npooled over {} (the paper's totals):\n", names) + t.render();
+}
+
 }  // namespace
 
 std::string show_table(const json& r) {
@@ -155,7 +233,10 @@ std::string show_table(const json& r) {
   for (const auto& c : r["cells"]) any_ref |= !c["reference"].is_null();
   table t;
   t.head = axes;
+  bool any_closed = false;
+  for (const auto& c : r["cells"]) any_closed |= c["skipped"].is_null() && !closed_form_column(c).empty();
   for (const char* h : {"detector", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n", "overhead"}) t.head.push_back(h);
+  if (any_closed) t.head.push_back("closed form: paper / exact");
   if (any_ref) t.head.push_back("published (paper) vs measured (ours)");
   int skipped = 0;
   for (const auto& c : r["cells"]) {
@@ -177,11 +258,17 @@ std::string show_table(const json& r) {
     row.push_back(rate_ci(c["clean"], "flagged"));
     auto it = overhead.find({c["cell"], c["detector"]["label"]});
     row.push_back(it == overhead.end() ? "-" : fmt::format("{:.1f}%", 100 * it->second));
+    if (any_closed) row.push_back(closed_form_column(c));
     if (any_ref) row.push_back(paper_column(c));
     t.rows.push_back(row);
   }
   out += t.render();
   if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
+  if (su["reproduces"].is_object() && su["reproduces"].contains("pool_over")) {
+    std::vector<std::string> pooled;
+    for (const auto& p : su["reproduces"]["pool_over"]) pooled.push_back(p.get<std::string>());
+    out += pooled_table(r, pooled);
+  }
   return out;
 }
 

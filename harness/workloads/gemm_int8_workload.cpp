@@ -1,0 +1,260 @@
+// The quantized GEMM workload of 004_0d1fcb03aeacfeeb.txt: C_temp (int32) =
+// A (u8 activations, m x k) x B (s8 weights, k x n) through oneDNN's
+// u8s8s32 GEMM (the requantization of Figure 1 stays outside, section IV-B).
+//
+// Every detector's extra checksum columns are packed with B into one
+// B' = [B | extras] (section IV-A3), so one GEMM serves all detectors and each
+// sees the same fault. Faults (section VI-B): in B after encoding (memory
+// error in the weights; the checksum columns are not hit, as the paper
+// assumes) or in the int32 result C; the fault's significance is exact
+// (integers): masked when C is unchanged, else small/large by relative change.
+//
+// Axes: shape (MxKxN), a_distribution, b_distribution, fault, bit, target (B, C), site.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "harness/campaign/workload.hpp"
+#include "harness/errors.hpp"
+#include "harness/random/distributions.hpp"
+#include "harness/workloads/int8_kernels.hpp"
+#include "injectors/inject.hpp"
+
+namespace sdc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+struct int8_cell {
+  gemm_shape shape;
+  distribution a_dist, b_dist;
+  fault_model model;
+  bit_choice bits;
+  std::string target;
+  site_rule site;
+};
+
+int8_cell parse_cell(const cell& c) {
+  int8_cell g;
+  g.shape = parse_gemm_shape(c.at("shape"));
+  g.a_dist = parse_distribution(c.at("a_distribution"), c.base_dir);
+  g.b_dist = parse_distribution(c.at("b_distribution"), c.base_dir);
+  g.model = parse_fault_model(c.at("fault"));
+  g.bits = parse_bit_choice(c.at("bit"));
+  g.target = c.at("target");
+  g.site = parse_site_rule(c.at("site"));
+  return g;
+}
+
+const format& target_format(const int8_cell& g) { return g.target == "B" ? s8() : s32(); }
+
+std::optional<std::vector<int>> fault_bits(const int8_cell& g, std::string* why, std::string* axis) {
+  const format& f = target_format(g);
+  *axis = "bit";
+  if (g.model.uses_bit_axis()) {
+    if (g.bits.bits.empty()) {
+      *why = "fault model " + g.model.text() + " needs a bit";
+      return std::nullopt;
+    }
+    return g.bits.resolve(f, why);
+  }
+  if (!g.bits.bits.empty()) {
+    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
+    return std::nullopt;
+  }
+  if (g.model.k == fault_model::kind::bitflip_random) {
+    *axis = "fault";
+    auto field = g.model.field.resolve(f, why);
+    if (field && int(field->size()) < g.model.count) {
+      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, field->size());
+      return std::nullopt;
+    }
+    return field;
+  }
+  return std::vector<int>{};
+}
+
+// Values drawn from a distribution, rounded to the nearest integer and
+// saturated to the element type's range (what a quantizer does).
+template <class T>
+void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
+  constexpr double lo = double(std::numeric_limits<T>::min()), hi = double(std::numeric_limits<T>::max());
+  for (auto& x : v) x = T(std::clamp(std::nearbyint(d.sample(g)), lo, hi));
+}
+
+class int8_runner final : public cell_runner {
+ public:
+  int8_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+    std::string why, axis;
+    spec_ = {g_.model, *fault_bits(g_, &why, &axis), g_.site};
+    const detector_context ctx{&s8(), &s32(), c.axes_json()};
+    ldb_ = g_.shape.n;
+    for (const auto& d : detectors) {
+      auto* det = dynamic_cast<int8_gemm_detector*>(d.info->make(detector_params(d.params, &s32()), ctx).release());
+      extra_at_.push_back(ldb_);
+      ldb_ += det->extra_columns();
+      detectors_.emplace_back(det);
+    }
+    const auto& s = g_.shape;
+    A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
+    Bp_.resize(size_t(s.k * ldb_)), C_.resize(size_t(s.m * ldb_));
+  }
+
+  trial_result run_trial(trial_kind kind, uint64_t trial) override {
+    const auto& s = g_.shape;
+    trial_result r;
+    r.detector_seconds.assign(detectors_.size(), 0.0);
+    r.verdicts.resize(detectors_.size());
+    rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
+    fill_saturated(A_, g_.a_dist, data);
+    fill_saturated(B_, g_.b_dist, data);
+    for (int64_t i = 0; i < s.k; ++i) std::copy_n(B_.data() + i * s.n, s.n, Bp_.data() + i * ldb_);
+    for (size_t d = 0; d < detectors_.size(); ++d) {
+      const auto t0 = clock_type::now();
+      detectors_[d]->encode(B_.data(), s.k, s.n, s.n, Bp_.data() + extra_at_[d], ldb_);
+      r.detector_seconds[d] += seconds_since(t0);
+    }
+    const auto t0 = clock_type::now();
+    gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp_.data(), ldb_, C_.data(), ldb_);
+    r.kernel_seconds = seconds_since(t0);
+    r.kernel_ran = true;
+
+    const int32_t* C = C_.data();
+    int8_fault_context fctx;
+    if (kind == trial_kind::faulty) {
+      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
+      const injection_record rec = inject_fault(frng);
+      if (!rec.applied) {
+        r.skipped = true;
+        r.skip_reason = rec.skip_reason;
+        return r;
+      }
+      fctx = {g_.target, rec.row, rec.col, rec.old_bits, spec_.model, spec_.bits};
+      C = C2_.data();
+      label_significance(r);
+    }
+    for (size_t d = 0; d < detectors_.size(); ++d) {
+      int8_gemm_data view{s.m, s.n, s.k, A_.data(), s.k, (kind == trial_kind::faulty && g_.target == "B" ? Bp2_ : Bp_).data(),
+                          ldb_, C, ldb_, detectors_[d]->extra_columns() ? C + extra_at_[d] : nullptr};
+      const auto t1 = clock_type::now();
+      r.verdicts[d] = detectors_[d]->verify(view);
+      r.detector_seconds[d] += seconds_since(t1);
+      if (kind == trial_kind::faulty) {
+        view.B = Bp_.data(), view.C = C_.data();  // the theory conditions on the clean data
+        for (auto& m : detectors_[d]->detection_theory(view, fctx)) r.verdicts[d].metrics.push_back(m);
+      }
+    }
+    return r;
+  }
+
+ private:
+  // Injects into a contiguous copy of the target's data part (so the site rule
+  // draws among data elements only) and writes the changed element into B' or C'.
+  injection_record inject_fault(rng& frng) {
+    const auto& s = g_.shape;
+    injection_record rec;
+    if (g_.target == "B") {
+      scratch8_ = B_;
+      rec = inject(tensor_view{&s8(), scratch8_.data(), s.k, s.n}, spec_, frng);
+      if (!rec.applied) return rec;
+      Bp2_ = Bp_;
+      Bp2_[size_t(rec.row * ldb_ + rec.col)] = scratch8_[size_t(rec.index)];
+      C2_.resize(C_.size());
+      gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp2_.data(), ldb_, C2_.data(), ldb_);
+    } else {
+      scratch32_.resize(size_t(s.m * s.n));
+      for (int64_t i = 0; i < s.m; ++i) std::copy_n(C_.data() + i * ldb_, s.n, scratch32_.data() + i * s.n);
+      rec = inject(tensor_view{&s32(), scratch32_.data(), s.m, s.n}, spec_, frng);
+      if (!rec.applied) return rec;
+      C2_ = C_;
+      C2_[size_t(rec.row * ldb_ + rec.col)] = scratch32_[size_t(rec.index)];
+    }
+    return rec;
+  }
+
+  // Integers are exact: the fault's error is the change of C itself.
+  void label_significance(trial_result& r) const {
+    const auto& s = g_.shape;
+    r.band = significance::masked;
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t j = 0; j < s.n; ++j) {
+        const size_t idx = size_t(i * ldb_ + j);
+        if (C_[idx] == C2_[idx]) continue;
+        const double diff = std::fabs(double(C2_[idx]) - double(C_[idx]));
+        const double rel = diff / std::max(1.0, std::fabs(double(C_[idx])));
+        r.err_ulps = std::max(r.err_ulps, diff);
+        r.err_rel = std::max(r.err_rel, rel);
+        r.err_over_noise = std::max(r.err_over_noise, diff);
+        const significance b = rel > 1e-3 ? significance::large : significance::small;
+        if (int(b) > int(r.band)) r.band = b;
+      }
+  }
+
+  int8_cell g_;
+  uint64_t seed_, hash_;
+  fault_spec spec_;
+  int64_t ldb_ = 0;                 // columns of B' and C': n + all detectors' extra columns
+  std::vector<int64_t> extra_at_;   // first extra column of each detector
+  std::vector<std::unique_ptr<int8_gemm_detector>> detectors_;
+  std::vector<uint8_t> A_;
+  std::vector<int8_t> B_, Bp_, Bp2_, scratch8_;
+  std::vector<int32_t> C_, C2_, scratch32_;
+};
+
+class gemm_int8_workload final : public workload {
+ public:
+  gemm_int8_workload() {
+    auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
+    auto dist = [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); };
+    axes_ = {
+        {"shape", "MxKxN: A is MxK (u8), B is KxN (s8); 004 writes shapes as (m, n, k)", {"64x512x256"},
+         simple([](const std::string& v) { return parse_gemm_shape(v).text(); })},
+        {"a_distribution", "A's values (rounded, saturated to u8): uniform_int(0,255), sparse_int(p0,a,b), ...",
+         {"uniform_int(0,255)"}, dist},
+        {"b_distribution", "B's values (rounded, saturated to s8)", {"uniform_int(-128,127)"}, dist},
+        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip_random(1,all)"},
+         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
+        {"bit", "bit(s) for bit models (index from the LSB, or a range LO-HI); none for other models", {"none"},
+         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        {"target", "where the fault lands: B (weights, after encoding) or C (int32 result)", {"B"},
+         simple([](const std::string& v) {
+           if (v != "B" && v != "C") throw value_error("expected a target: B or C; got '" + v + "'");
+           return v;
+         })},
+        {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
+         simple([](const std::string& v) { return parse_site_rule(v).text(); })},
+    };
+  }
+  std::string name() const override { return "gemm_int8"; }
+  std::string summary() const override { return "C (int32) = A (u8) x B (s8), oneDNN u8s8s32 GEMM (004)"; }
+  const std::vector<axis_def>& axes() const override { return axes_; }
+
+  std::optional<skip_info> skip_reason(const cell& c) const override {
+    const int8_cell g = parse_cell(c);
+    std::string why, axis;
+    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    const int64_t rows = g.target == "B" ? g.shape.k : g.shape.m;
+    if (auto w = g.site.check(rows, g.shape.n); !w.empty()) return skip_info{"site", w};
+    if (g.shape.k * 255 * 128 > int64_t(INT32_MAX))
+      return skip_info{"shape", fmt::format("K = {} can overflow the int32 result (K * 255 * 128 > 2^31 - 1)", g.shape.k)};
+    return std::nullopt;
+  }
+
+  detector_context context(const cell& c) const override { return {&s8(), &s32(), c.axes_json()}; }
+
+  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
+                                           uint64_t seed) const override {
+    return std::make_unique<int8_runner>(c, detectors, seed);
+  }
+
+ private:
+  std::vector<axis_def> axes_;
+};
+
+const bool registered = register_workload(std::make_unique<gemm_int8_workload>());
+
+}  // namespace
+}  // namespace sdc

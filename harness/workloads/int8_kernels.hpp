@@ -1,0 +1,88 @@
+// Quantized kernels of 004_0d1fcb03aeacfeeb.txt (DLRM inference).
+//
+// int8 GEMM: C (int32, m x n, leading dimension ldc) = A (u8, m x k) x B (s8,
+//   k x n, leading dimension ldb), the integer product C_temp of Figure 1; the
+//   requantization that follows stays outside (section IV-B).
+//   gemm_u8s8s32_onednn:    oneDNN's dnnl_gemm_u8s8s32 (VNNI on this CPU), one thread.
+//   gemm_u8s8s32_reference: the plain triple loop, its test twin (int64 sums).
+//   Integer arithmetic is exact, so the two must agree bit for bit.
+//
+// EmbeddingBag (torch.nn.EmbeddingBag, mode "sum", with per_sample_weights for
+//   weighted sum): row-wise quantized table, each row d codes (u8, or u4 packed
+//   two per byte, low nibble first) with an fp32 scale alpha and bias beta, the
+//   layout of PyTorch's embedding_bag_byte/4bit_rowwise_offsets (FBGEMM's fused
+//   rowwise format with scale and bias kept beside the codes). Bag b pools
+//   indices[offsets[b] .. offsets[b+1]) (the last bag ends at indices.size()):
+//     R_b[j] = sum_i w_i (alpha_i q_ij + beta_i)
+//   computed in fp32 in index order as  acc_j = fma(w_i alpha_i, q_ij, acc_j + w_i beta_i)
+//   (w_i = 1 without weights, so w_i alpha_i and w_i beta_i are exact).
+//   embedding_bag_fast: AVX-512/AVX2 dequantize-and-add with prefetch of the
+//     rows `prefetch` indices ahead (0: none).
+//   embedding_bag_reference: the same arithmetic, one element at a time; equal bit for bit.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sdc {
+
+void gemm_u8s8s32_onednn(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                         int32_t* C, int64_t ldc);
+void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B,
+                            int64_t ldb, int32_t* C, int64_t ldc);
+// "avx512_core_vnni", ... : the instruction set oneDNN dispatches to here.
+const char* onednn_isa_name();
+
+// Rows in the fused layout of FBGEMM / PyTorch: the codes, then alpha and beta
+// (fp32), then, in a table encoded for ABFT (004 Algorithm 2), the row's code
+// sum C_T[i] (int32), so one row's lookup touches one contiguous span.
+struct quantized_table {
+  int64_t rows = 0, dim = 0;
+  int bits = 8;                 // 8: one u8 code per byte; 4: two u4 codes per byte, low nibble first
+  bool with_row_sums = false;   // C_T[i] stored after beta
+  std::vector<uint8_t> data;    // rows x stride()
+
+  int64_t code_bytes() const { return bits == 8 ? dim : (dim + 1) / 2; }
+  int64_t stride() const { return code_bytes() + 8 + (with_row_sums ? 4 : 0); }
+  const uint8_t* row(int64_t i) const { return data.data() + i * stride(); }
+  uint8_t* row(int64_t i) { return data.data() + i * stride(); }
+  int code(int64_t i, int64_t j) const {
+    const uint8_t* r = row(i);
+    return bits == 8 ? r[j] : (j & 1 ? r[j / 2] >> 4 : r[j / 2] & 15);
+  }
+  float alpha(int64_t i) const { return load<float>(row(i) + code_bytes()); }
+  float beta(int64_t i) const { return load<float>(row(i) + code_bytes() + 4); }
+  int32_t row_sum(int64_t i) const { return load<int32_t>(row(i) + code_bytes() + 8); }
+  float* alpha_ptr(int64_t i) { return reinterpret_cast<float*>(row(i) + code_bytes()); }
+
+  template <class T>
+  static T load(const uint8_t* p) {
+    T v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+  }
+};
+
+// Quantizes a rows x dim fp32 matrix row-wise (alpha = (max - min) / (2^bits - 1),
+// beta = min, q = round((x - beta) / alpha), as PyTorch's rowwise quantizers do);
+// with_row_sums stores C_T[i].
+quantized_table quantize_rowwise(const float* x, int64_t rows, int64_t dim, int bits, bool with_row_sums);
+// Recomputes and stores C_T[i] (table must have with_row_sums).
+void store_row_sums(quantized_table& t);
+
+struct bag_batch {
+  std::vector<int64_t> indices;
+  std::vector<int64_t> offsets;  // one per bag: start of the bag in `indices`
+  std::vector<float> weights;    // empty: plain sum; else one per index
+  int64_t bags() const { return int64_t(offsets.size()); }
+  int64_t end(int64_t b) const { return b + 1 < bags() ? offsets[std::size_t(b + 1)] : int64_t(indices.size()); }
+};
+
+// out: bags x dim fp32.
+void embedding_bag_reference(const quantized_table& t, const bag_batch& b, float* out);
+void embedding_bag_fast(const quantized_table& t, const bag_batch& b, float* out, int prefetch = 16);
+
+// C_T[i] = sum_j q_ij.
+int32_t code_sum(const quantized_table& t, int64_t i);
+
+}  // namespace sdc
