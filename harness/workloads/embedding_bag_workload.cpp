@@ -1,0 +1,379 @@
+// The quantized EmbeddingBag workload of 004_0d1fcb03aeacfeeb.txt (section
+// III-C, Algorithm 2): a row-wise quantized table (8-bit codes, or 4-bit packed
+// two per byte) with fp32 alpha/beta per row and the ABFT row sums stored with
+// each row; a batch of bags (torch.nn.EmbeddingBag offsets), plain or weighted
+// sum; our vectorized kernel with prefetch (embedding_bag_fast).
+//
+// The table is made once per cell (values from `values`, then quantized row by
+// row); each trial draws its own indices (uniform over rows) and weights.
+// Faults (section VI-B2: "randomly choose an element ... flip a random bit"):
+// in a code of a row the batch reads (a table element no bag reads cannot
+// change the result), in that row's alpha or beta, or in an output element.
+// The precomputed row sums are those of the clean table.
+//
+// Ground truth: each changed output element is classified against its exact
+// value (MPFR), and on clean trials each bag's exact sum lets a false alarm be
+// attributed to rounding in RSum or in CSum (metrics rsum_err_rel_max,
+// csum_err_rel_max, false_alarm_from_rsum).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <regex>
+
+#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+
+#include "harness/campaign/workload.hpp"
+#include "harness/errors.hpp"
+#include "harness/random/distributions.hpp"
+#include "harness/workloads/int8_kernels.hpp"
+#include "injectors/inject.hpp"
+
+namespace sdc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+const std::vector<std::string> k_targets = {"code", "alpha", "beta", "output"};
+
+// "AxB" with positive integers.
+std::pair<int64_t, int64_t> parse_pair(const std::string& v, const char* what) {
+  static const std::regex re(R"((\d+)x(\d+))");
+  std::smatch m;
+  if (!std::regex_match(v, m, re) || std::stoll(m[1]) < 1 || std::stoll(m[2]) < 1)
+    throw value_error(fmt::format("expected {}; got '{}'", what, v));
+  return {std::stoll(m[1]), std::stoll(m[2])};
+}
+
+struct eb_cell {
+  int64_t rows = 0, dim = 0, bags = 0, pool = 0;
+  int bits = 8;
+  bool weighted = false;
+  distribution values;
+  fault_model model;
+  bit_choice bits_axis;
+  std::string target;
+};
+
+eb_cell parse_cell(const cell& c) {
+  eb_cell g;
+  std::tie(g.rows, g.dim) = parse_pair(c.at("table"), "ROWSxDIM");
+  std::tie(g.bags, g.pool) = parse_pair(c.at("batch"), "BAGSxPOOLING");
+  g.bits = c.at("code_bits") == "4" ? 4 : 8;
+  g.weighted = c.at("pooling") == "weighted_sum";
+  g.values = parse_distribution(c.at("values"), c.base_dir);
+  g.model = parse_fault_model(c.at("fault"));
+  g.bits_axis = parse_bit_choice(c.at("bit"));
+  g.target = c.at("target");
+  return g;
+}
+
+// The format a fault sees: the code's byte (u8; a 4-bit code keeps to bits 0-3),
+// or fp32 for alpha, beta and the output.
+const format& target_format(const eb_cell& g) { return g.target == "code" ? u8() : fp32(); }
+
+std::optional<std::vector<int>> fault_bits(const eb_cell& g, std::string* why, std::string* axis) {
+  const format& f = target_format(g);
+  std::optional<std::vector<int>> bits;
+  *axis = "bit";
+  if (g.model.uses_bit_axis()) {
+    if (g.bits_axis.bits.empty()) {
+      *why = "fault model " + g.model.text() + " needs a bit";
+      return std::nullopt;
+    }
+    bits = g.bits_axis.resolve(f, why);
+  } else if (!g.bits_axis.bits.empty()) {
+    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
+    return std::nullopt;
+  } else if (g.model.k == fault_model::kind::bitflip_random) {
+    *axis = "fault";
+    bits = g.model.field.resolve(f, why);
+    if (bits && int(bits->size()) < g.model.count) {
+      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, bits->size());
+      return std::nullopt;
+    }
+  } else {
+    bits = std::vector<int>{};
+  }
+  if (bits && g.target == "code" && g.bits == 4) {
+    if (g.model.k == fault_model::kind::random_value || g.model.k == fault_model::kind::multiply ||
+        g.model.k == fault_model::kind::set_max) {
+      *axis = "fault";
+      *why = "4-bit codes take bit faults only (bits 0-3)";
+      return std::nullopt;
+    }
+    for (int b : *bits)
+      if (b > 3) {
+        *why = fmt::format("a 4-bit code has bits 0-3; bit {} is outside it", b);
+        return std::nullopt;
+      }
+  }
+  return bits;
+}
+
+class eb_runner final : public cell_runner {
+ public:
+  eb_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+    std::string why, axis;
+    spec_ = {g_.model, *fault_bits(g_, &why, &axis), site_rule{}};
+    const detector_context ctx{&u8(), &fp32(), c.axes_json()};
+    for (const auto& d : detectors)
+      detectors_.emplace_back(dynamic_cast<embedding_bag_detector*>(d.info->make(detector_params(d.params, &fp32()), ctx).release()));
+    // The table: one per cell, from its own stream (trial id past any trial's).
+    rng tg = make_stream(seed_, hash_, ~uint64_t(0), trial_kind::clean, stream_purpose::data);
+    std::vector<float> x(size_t(g_.rows * g_.dim));
+    for (auto& v : x) v = float(g_.values.sample(tg));
+    table_ = quantize_rowwise(x.data(), g_.rows, g_.dim, g_.bits, true);
+    out_.resize(size_t(g_.bags * g_.dim));
+  }
+
+  trial_result run_trial(trial_kind kind, uint64_t trial) override {
+    trial_result r;
+    r.detector_seconds.assign(detectors_.size(), 0.0);
+    r.verdicts.resize(detectors_.size());
+    rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
+    batch_.indices.resize(size_t(g_.bags * g_.pool));
+    batch_.offsets.resize(size_t(g_.bags));
+    boost::random::uniform_int_distribution<int64_t> row(0, g_.rows - 1);
+    for (auto& i : batch_.indices) i = row(data);
+    for (int64_t b = 0; b < g_.bags; ++b) batch_.offsets[size_t(b)] = b * g_.pool;
+    batch_.weights.clear();
+    if (g_.weighted) {
+      boost::random::uniform_real_distribution<float> w(0.0f, 1.0f);
+      batch_.weights.resize(batch_.indices.size());
+      for (auto& x : batch_.weights) x = w(data);
+    }
+
+    const auto t0 = clock_type::now();
+    embedding_bag_fast(table_, batch_, out_.data());
+    r.kernel_seconds = seconds_since(t0);
+    r.kernel_ran = true;
+
+    const float* out = out_.data();
+    undo_ = {};
+    if (kind == trial_kind::faulty) {
+      clean_out_ = out_;
+      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
+      if (!inject_fault(frng, r)) return r;
+      out = faulty_out_.data();
+    }
+    const embedding_bag_data view{&table_, &batch_, out};
+    for (size_t d = 0; d < detectors_.size(); ++d) {
+      const auto t1 = clock_type::now();
+      r.verdicts[d] = detectors_[d]->verify(view);
+      r.detector_seconds[d] += seconds_since(t1);
+      if (kind == trial_kind::clean) attribute(*detectors_[d], r.verdicts[d]);
+    }
+    if (undo_.ptr) std::memcpy(undo_.ptr, undo_.bytes, undo_.n);  // the table is clean again
+    return r;
+  }
+
+ private:
+  // Applies the fault; false when it was skipped. A table fault reruns the
+  // kernel on the faulty table (restored after the detectors ran).
+  bool inject_fault(rng& frng, trial_result& r) {
+    boost::random::uniform_int_distribution<int64_t> pos(0, int64_t(batch_.indices.size()) - 1), col(0, g_.dim - 1);
+    const format& f = target_format(g_);
+    uint8_t* where = nullptr;
+    uint64_t old_bits = 0;
+    if (g_.target == "output") {
+      faulty_out_ = clean_out_;
+      const int64_t e = boost::random::uniform_int_distribution<int64_t>(0, int64_t(out_.size()) - 1)(frng);
+      where = reinterpret_cast<uint8_t*>(faulty_out_.data() + e);
+      std::memcpy(&old_bits, where, 4);
+    } else {
+      const int64_t i = batch_.indices[size_t(pos(frng))];
+      uint8_t* rowp = table_.row(i);
+      if (g_.target == "code") {
+        const int64_t j = col(frng);
+        where = rowp + (g_.bits == 8 ? j : j / 2);
+        old_bits = g_.bits == 8 ? *where : (j & 1 ? *where >> 4 : *where & 15);
+        nibble_ = g_.bits == 4 ? int(j & 1) : -1;
+      } else {
+        where = rowp + table_.code_bytes() + (g_.target == "beta" ? 4 : 0);
+        std::memcpy(&old_bits, where, 4);
+      }
+    }
+    const auto nb = apply_fault(spec_.model, f, spec_.bits, old_bits, frng);
+    if (!nb) {
+      r.skipped = true;
+      r.skip_reason = "the fault does not apply to the drawn element";
+      return false;
+    }
+    if (g_.target == "output") {
+      const uint32_t b = uint32_t(*nb);
+      std::memcpy(where, &b, 4);
+    } else {
+      undo_.ptr = where;
+      undo_.n = g_.target == "code" ? 1 : 4;
+      std::memcpy(undo_.bytes, where, undo_.n);
+      if (g_.target == "code" && g_.bits == 4)
+        *where = uint8_t(nibble_ ? (*where & 0x0f) | ((*nb & 15) << 4) : (*where & 0xf0) | (*nb & 15));
+      else if (g_.target == "code")
+        *where = uint8_t(*nb);
+      else {
+        const uint32_t b = uint32_t(*nb);
+        std::memcpy(where, &b, 4);
+      }
+      faulty_out_.resize(out_.size());
+      embedding_bag_fast(table_, batch_, faulty_out_.data());
+    }
+    label_significance(r);
+    return true;
+  }
+
+  // Exact value of output element (bag, j) of the clean table (undo applied
+  // temporarily when the table is faulty): sum_i w_i alpha_i q_ij + w_i beta_i.
+  void exact_element(mpfr_ptr out, int64_t bag, int64_t j) {
+    std::vector<double> a, b;
+    for (int64_t p = batch_.offsets[size_t(bag)]; p < batch_.end(bag); ++p) {
+      const int64_t i = batch_.indices[size_t(p)];
+      const double w = batch_.weights.empty() ? 1.0 : double(batch_.weights[size_t(p)]);
+      a.push_back(w * double(clean_alpha(i))), b.push_back(double(clean_code(i, j)));
+      a.push_back(w * double(clean_beta(i))), b.push_back(1.0);
+    }
+    exact_dot(out, a.data(), 1, b.data(), 1, int64_t(a.size()));
+  }
+
+  // The clean table's values where the fault may have changed them.
+  template <class F>
+  auto with_clean_table(F f) {
+    uint8_t saved[4];
+    if (undo_.ptr) std::memcpy(saved, undo_.ptr, undo_.n), std::memcpy(undo_.ptr, undo_.bytes, undo_.n);
+    auto v = f();
+    if (undo_.ptr) std::memcpy(undo_.ptr, saved, undo_.n);
+    return v;
+  }
+  float clean_alpha(int64_t i) { return with_clean_table([&] { return table_.alpha(i); }); }
+  float clean_beta(int64_t i) { return with_clean_table([&] { return table_.beta(i); }); }
+  int clean_code(int64_t i, int64_t j) { return with_clean_table([&] { return table_.code(i, j); }); }
+
+  void label_significance(trial_result& r) {
+    r.band = significance::masked;
+    mp_value exact;
+    for (int64_t b = 0; b < g_.bags; ++b)
+      for (int64_t j = 0; j < g_.dim; ++j) {
+        const size_t idx = size_t(b * g_.dim + j);
+        const float c = clean_out_[idx], f = faulty_out_[idx];
+        if (std::memcmp(&c, &f, 4) == 0) continue;
+        exact_element(exact.get(), b, j);
+        const auto e = classify_element(fp32(), exact.get(), double(c), double(f));
+        if (int(e.band) > int(r.band)) r.band = e.band;
+        r.err_rel = std::max(r.err_rel, e.err_rel);
+        r.err_ulps = std::max(r.err_ulps, e.err_ulps);
+        const double noise_floor = std::max(e.noise, 0.5 * ulp_of(fp32(), e.exact));
+        r.err_over_noise = std::max(r.err_over_noise, e.err_ulps * ulp_of(fp32(), e.exact) / noise_floor);
+      }
+  }
+
+  // Clean trial: each bag's exact sum E = sum_i w_i (alpha_i C_T[i] + d beta_i)
+  // (MPFR); how far RSum and CSum are from it, and, for a false alarm, which
+  // side's rounding caused it (the bag with the largest score).
+  void attribute(const embedding_bag_detector& det, verdict& v) {
+    const auto& checks = det.checks();
+    if (checks.empty()) return;
+    mp_value exact;
+    double r_max = 0, c_max = 0, worst = -1;
+    bool from_rsum = false;
+    for (int64_t b = 0; b < g_.bags; ++b) {
+      std::vector<double> a, x;
+      for (int64_t p = batch_.offsets[size_t(b)]; p < batch_.end(b); ++p) {
+        const int64_t i = batch_.indices[size_t(p)];
+        const double w = batch_.weights.empty() ? 1.0 : double(batch_.weights[size_t(p)]);
+        a.push_back(w * double(table_.alpha(i))), x.push_back(double(table_.row_sum(i)));
+        a.push_back(w * double(table_.beta(i))), x.push_back(double(g_.dim));
+      }
+      exact_dot(exact.get(), a.data(), 1, x.data(), 1, int64_t(a.size()));
+      const double e = exact.to_double(), mag = std::max(std::fabs(e), 1e-300);
+      const auto& c = checks[size_t(b)];
+      const double er = std::fabs(c.rsum - e) / mag, ec = std::fabs(c.csum - e) / mag;
+      r_max = std::max(r_max, er), c_max = std::max(c_max, ec);
+      const double score = std::fabs(c.rsum - c.csum) / std::max(std::fabs(c.csum), 1e-300);
+      if (c.flagged && score > worst) worst = score, from_rsum = er >= ec;
+    }
+    v.metrics.emplace_back("rsum_err_rel_max", r_max);
+    v.metrics.emplace_back("csum_err_rel_max", c_max);
+    if (v.flagged && worst >= 0) v.metrics.emplace_back("false_alarm_from_rsum", from_rsum ? 1.0 : 0.0);
+  }
+
+  struct undo_record {
+    uint8_t* ptr = nullptr;
+    uint8_t bytes[4] = {};
+    size_t n = 0;
+  };
+
+  eb_cell g_;
+  uint64_t seed_, hash_;
+  fault_spec spec_;
+  std::vector<std::unique_ptr<embedding_bag_detector>> detectors_;
+  quantized_table table_;
+  bag_batch batch_;
+  std::vector<float> out_, clean_out_, faulty_out_;
+  undo_record undo_;
+  int nibble_ = -1;
+};
+
+class embedding_bag_workload final : public workload {
+ public:
+  embedding_bag_workload() {
+    auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
+    auto one_of = [](std::vector<std::string> ok, std::string what) {
+      return [ok, what](const std::string& v, const std::string&) {
+        if (std::find(ok.begin(), ok.end(), v) == ok.end())
+          throw value_error(fmt::format("expected {}: {}; got '{}'", what, fmt::join(ok, ", "), v));
+        return v;
+      };
+    };
+    axes_ = {
+        {"table", "ROWSxDIM: embedding rows and dimension d", {"100000x64"},
+         simple([](const std::string& v) {
+           const auto [r, d] = parse_pair(v, "ROWSxDIM");
+           return fmt::format("{}x{}", r, d);
+         })},
+        {"code_bits", "8 (one u8 code per element) or 4 (two per byte)", {"8"}, one_of({"8", "4"}, "code bits")},
+        {"values", "the float table before row-wise quantization: normal(mu,sigma), uniform(a,b), ...", {"normal(0,1)"},
+         [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
+        {"batch", "BAGSxPOOLING: bags per call and indices per bag (Table I: 10x100)", {"10x100"},
+         simple([](const std::string& v) {
+           const auto [b, p] = parse_pair(v, "BAGSxPOOLING");
+           return fmt::format("{}x{}", b, p);
+         })},
+        {"pooling", "sum or weighted_sum (per-sample weights uniform on [0, 1))", {"sum"},
+         one_of({"sum", "weighted_sum"}, "a pooling mode")},
+        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip_random(1,all)"},
+         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
+        {"bit", "bit(s) for bit models; none for other models", {"none"},
+         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        {"target", "code (a table code of a row the batch reads), alpha, beta (that row's fp32 scale/bias), output", {"code"},
+         one_of(k_targets, "a target")},
+    };
+  }
+  std::string name() const override { return "embedding_bag"; }
+  std::string summary() const override {
+    return "row-wise quantized EmbeddingBag (8/4-bit codes, fp32 alpha/beta), sum or weighted sum (004)";
+  }
+  const std::vector<axis_def>& axes() const override { return axes_; }
+
+  std::optional<skip_info> skip_reason(const cell& c) const override {
+    const eb_cell g = parse_cell(c);
+    std::string why, axis;
+    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    return std::nullopt;
+  }
+  detector_context context(const cell& c) const override { return {&u8(), &fp32(), c.axes_json()}; }
+  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
+                                           uint64_t seed) const override {
+    return std::make_unique<eb_runner>(c, detectors, seed);
+  }
+
+ private:
+  std::vector<axis_def> axes_;
+};
+
+const bool registered = register_workload(std::make_unique<embedding_bag_workload>());
+
+}  // namespace
+}  // namespace sdc
