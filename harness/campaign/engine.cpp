@@ -249,7 +249,11 @@ json run_campaign(const run_options& o) {
   for (size_t n = 0; n < ex.cells.size(); ++n) {
     if (ex.skipped[n] || int(n % size_t(o.shard_count)) != o.shard_index) continue;
     const detector_context ctx = s.wl->context(ex.cells[n]);
-    for (const auto& d : s.detectors) d.info->make(detector_params(d.params, ctx.out_fmt), ctx);
+    for (size_t k = 0; k < s.detectors.size(); ++k) try {
+        s.detectors[k].info->make(detector_params(s.detectors[k].params, ctx.out_fmt), ctx);
+      } catch (const value_error& e) {
+        throw input_error(o.suite_path, "/detectors/" + std::to_string(k) + "/params", e.what());
+      }
   }
 
   // Completed cells from an earlier, interrupted run.

@@ -1,0 +1,292 @@
+// 004_0d1fcb03aeacfeeb.txt: int8 GEMM (oneDNN vs its reference twin), the
+// modular and exact ABFT checks and their closed-form detection probabilities,
+// the EmbeddingBag kernel (fast vs reference) and its ABFT check.
+#include <gtest/gtest.h>
+
+#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "detectors/detector.hpp"
+#include "harness/random/streams.hpp"
+#include "harness/workloads/int8_kernels.hpp"
+
+namespace sdc {
+namespace {
+
+rng test_rng(uint64_t salt) { return make_stream(20261121, salt, 0, trial_kind::clean, stream_purpose::data); }
+
+template <class T>
+std::vector<T> random_ints(size_t n, int lo, int hi, rng& g) {
+  boost::random::uniform_int_distribution<int> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = T(d(g));
+  return v;
+}
+
+TEST(Int8Gemm, OneDnnEqualsReferenceOnOddShapes) {
+  struct shape { int64_t m, n, k; };
+  const shape shapes[] = {{1, 1, 1}, {1, 7, 3}, {3, 5, 7}, {17, 33, 65}, {1, 129, 512}, {6, 257, 1023},
+                          {13, 64, 2876}, {102, 31, 256}, {1, 801, 3200}};
+  rng g = test_rng(1);
+  for (const auto& s : shapes)
+    for (int extra : {0, 1, 3}) {  // B' with checksum columns: ldb = ldc = n + extra
+      const int64_t ld = s.n + extra;
+      auto A = random_ints<uint8_t>(size_t(s.m * s.k), 0, 255, g);
+      auto B = random_ints<int8_t>(size_t(s.k * ld), -128, 127, g);
+      std::vector<int32_t> C1(size_t(s.m * ld), -1), C2(size_t(s.m * ld), -2);
+      gemm_u8s8s32_onednn(s.m, ld, s.k, A.data(), s.k, B.data(), ld, C1.data(), ld);
+      gemm_u8s8s32_reference(s.m, ld, s.k, A.data(), s.k, B.data(), ld, C2.data(), ld);
+      EXPECT_EQ(C1, C2) << s.m << "x" << s.k << "x" << s.n << " extra " << extra;
+    }
+}
+
+TEST(Int8Gemm, ExtremeValuesDoNotSaturate) {
+  // All products at the extremes: vpmaddubsw-style int16 saturation would show here.
+  const int64_t m = 3, n = 19, k = 4001;
+  std::vector<uint8_t> A(size_t(m * k), 255);
+  std::vector<int8_t> B(size_t(k * n), -128);
+  for (size_t i = 0; i < B.size(); i += 3) B[i] = 127;
+  std::vector<int32_t> C1(size_t(m * n)), C2(size_t(m * n));
+  gemm_u8s8s32_onednn(m, n, k, A.data(), k, B.data(), n, C1.data(), n);
+  gemm_u8s8s32_reference(m, n, k, A.data(), k, B.data(), n, C2.data(), n);
+  EXPECT_EQ(C1, C2) << "oneDNN ISA: " << onednn_isa_name();
+}
+
+// One ABFT-protected int8 GEMM as the workload runs it: B' = [B | checksum columns].
+struct protected_gemm {
+  int64_t m, n, k, ld;
+  std::vector<uint8_t> A;
+  std::vector<int8_t> B, Bp;
+  std::vector<int32_t> C;
+  std::unique_ptr<int8_gemm_detector> det;
+
+  protected_gemm(int64_t m_, int64_t n_, int64_t k_, const char* name, nlohmann::json params, rng& g)
+      : m(m_), n(n_), k(k_) {
+    const auto* info = find_detector("gemm_int8", name);
+    det.reset(dynamic_cast<int8_gemm_detector*>(
+        info->make(detector_params(validate_params(*info, params), &s32()), {&s8(), &s32(), {}}).release()));
+    ld = n + det->extra_columns();
+    A = random_ints<uint8_t>(size_t(m * k), 0, 255, g);
+    B = random_ints<int8_t>(size_t(k * n), -128, 127, g);
+    Bp.assign(size_t(k * ld), 0);
+    for (int64_t i = 0; i < k; ++i) std::copy_n(B.data() + i * n, n, Bp.data() + i * ld);
+    det->encode(B.data(), k, n, n, Bp.data() + n, ld);
+    run();
+  }
+  void run() {
+    C.assign(size_t(m * ld), 0);
+    gemm_u8s8s32_onednn(m, ld, k, A.data(), k, Bp.data(), ld, C.data(), ld);
+  }
+  int8_gemm_data view() const {
+    return {m, n, k, A.data(), k, Bp.data(), ld, C.data(), ld, det->extra_columns() ? C.data() + n : nullptr};
+  }
+  verdict verify() { return det->verify(view()); }
+};
+
+TEST(Int8Abft, NoFalsePositiveOnCleanRuns) {
+  rng g = test_rng(2);
+  int runs = 0;
+  for (const char* name : {"abft_int8", "abft_int8_exact"})
+    for (int modulus : {127, 2, 64, 128})
+      for (int rep = 0; rep < 8; ++rep) {
+        boost::random::uniform_int_distribution<int64_t> dim(1, 300);
+        const nlohmann::json params = std::string(name) == "abft_int8" ? nlohmann::json{{"modulus", modulus}} : nlohmann::json::object();
+        protected_gemm p(dim(g), dim(g), dim(g), name, params, g);
+        EXPECT_FALSE(p.verify().flagged) << name << " modulus " << modulus << " shape " << p.m << "x" << p.k << "x" << p.n;
+        ++runs;
+      }
+  EXPECT_EQ(runs, 64);
+}
+
+TEST(Int8Abft, EverySingleBitFlipInCIsDetected) {
+  // 2^l is never a multiple of an odd modulus (section IV-C2).
+  rng g = test_rng(3);
+  protected_gemm p(5, 40, 64, "abft_int8", {}, g);
+  for (int64_t idx : {int64_t(0), int64_t(77), int64_t(5 * 40 - 1)})
+    for (int bit = 0; bit < 32; ++bit) {
+      const int64_t i = idx / 40, j = idx % 40;
+      int32_t& c = p.C[size_t(i * p.ld + j)];
+      const int32_t old = c;
+      c = int32_t(uint32_t(c) ^ (1u << bit));
+      EXPECT_TRUE(p.verify().flagged) << "bit " << bit << " at " << i << "," << j;
+      c = old;
+    }
+}
+
+// The detector's closed-form probability for a B fault equals the fraction of
+// the model's outcomes that the check, run for real, detects.
+TEST(Int8Abft, DetectionTheoryMatchesEnumeratedOutcomes) {
+  rng g = test_rng(4);
+  for (int64_t m : {1, 2}) {
+    protected_gemm p(m, 24, 30, "abft_int8", {}, g);
+    // Make some of column r of A multiples of 127, so misses are possible.
+    for (int64_t r : {3, 7}) {
+      p.A[size_t(0 * p.k + r)] = r == 3 ? 127 : 0;
+      if (m > 1) p.A[size_t(1 * p.k + r)] = 254;
+    }
+    p.run();
+    for (int64_t r : {3, 7, 11})
+      for (const char* model : {"bitflip_random(1,all)", "random_value"}) {
+        const int64_t c = 5;
+        const int8_t old = p.Bp[size_t(r * p.ld + c)];
+        int8_fault_context f{"B", r, c, uint8_t(old), parse_fault_model(model), {0, 1, 2, 3, 4, 5, 6, 7}};
+        double expect = -1;
+        for (auto& [name, value] : p.det->detection_theory(p.view(), f))
+          if (name == "theory_detect") expect = value;
+        // Enumerate the outcomes and run GEMM + check on each.
+        std::vector<int8_t> outs;
+        if (std::string(model) == "random_value") {
+          for (int v = -128; v < 128; ++v)
+            if (v != old) outs.push_back(int8_t(v));
+        } else {
+          for (int b = 0; b < 8; ++b) outs.push_back(int8_t(uint8_t(old) ^ (1 << b)));
+        }
+        int detected = 0;
+        for (int8_t v : outs) {
+          p.Bp[size_t(r * p.ld + c)] = v;
+          p.run();
+          detected += p.verify().flagged;
+        }
+        p.Bp[size_t(r * p.ld + c)] = old;
+        p.run();
+        EXPECT_NEAR(expect, double(detected) / double(outs.size()), 1e-12) << model << " m " << m << " r " << r;
+      }
+  }
+}
+
+TEST(Int8Abft, PaperClosedFormsAtMOne) {
+  // Section IV-C: 98.83 % (random bit in B), 96.89 % (random value in B), 99.21 % (random value in C).
+  rng g = test_rng(5);
+  protected_gemm p(1, 8, 8, "abft_int8", {}, g);
+  auto paper = [&](const char* target, const char* model, int width) {
+    std::vector<int> bits;
+    for (int b = 0; b < width; ++b) bits.push_back(b);
+    int8_fault_context f{target, 0, 0, 0, parse_fault_model(model), bits};
+    for (auto& [name, value] : p.det->detection_theory(p.view(), f))
+      if (name == "paper_formula_detect") return value;
+    return -1.0;
+  };
+  // Tolerance 1e-4 (one unit of the paper's last printed digit): its 96.89 % is
+  // 1 - 1018/32640 = 96.881 %, printed rounded up.
+  EXPECT_NEAR(paper("B", "bitflip_random(1,all)", 8), 0.9883, 1e-4);
+  EXPECT_NEAR(paper("B", "random_value", 8), 0.9689, 1e-4);
+  EXPECT_NEAR(paper("C", "random_value", 32), 0.9921, 1e-4);
+  EXPECT_EQ(paper("C", "bitflip_random(1,all)", 32), 1.0);
+}
+
+TEST(Int8Abft, RandomValueInCTheoryCountsTheResidueClass) {
+  // c' uniform over the other 2^32 - 1 int32 values; missed iff c' = c (mod M).
+  rng g = test_rng(6);
+  protected_gemm p(2, 8, 8, "abft_int8", {{"modulus", 4}}, g);
+  int8_fault_context f{"C", 0, 0, 0, parse_fault_model("random_value"), {}};
+  double got = -1;
+  for (auto& [name, value] : p.det->detection_theory(p.view(), f))
+    if (name == "theory_detect") got = value;
+  // Modulus 4 splits the 2^32 values into classes of exactly 2^30.
+  EXPECT_DOUBLE_EQ(got, 1.0 - double((1ll << 30) - 1) / double((1ll << 32) - 1));
+}
+
+quantized_table random_table(int64_t rows, int64_t dim, int bits, rng& g) {
+  boost::random::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(size_t(rows * dim));
+  for (auto& v : x) v = u(g);
+  return quantize_rowwise(x.data(), rows, dim, bits, true);
+}
+
+bag_batch random_batch(int64_t rows, int64_t bags, int64_t pool, bool weighted, rng& g) {
+  bag_batch b;
+  boost::random::uniform_int_distribution<int64_t> r(0, rows - 1), len(0, 2 * pool);
+  for (int64_t k = 0; k < bags; ++k) {
+    b.offsets.push_back(int64_t(b.indices.size()));
+    const int64_t n = len(g);  // includes empty bags
+    for (int64_t p = 0; p < n; ++p) b.indices.push_back(r(g));
+  }
+  if (weighted) {
+    boost::random::uniform_real_distribution<float> w(0.0f, 1.0f);
+    for (size_t p = 0; p < b.indices.size(); ++p) b.weights.push_back(w(g));
+  }
+  return b;
+}
+
+TEST(EmbeddingBag, FastKernelEqualsReferenceBitForBit) {
+  rng g = test_rng(7);
+  for (int bits : {8, 4})
+    for (int64_t dim : {1, 2, 15, 16, 17, 31, 32, 64, 100, 128, 256})
+      for (bool weighted : {false, true})
+        for (int prefetch : {0, 16}) {
+          const auto t = random_table(300, dim, bits, g);
+          const auto b = random_batch(300, 7, 20, weighted, g);
+          std::vector<float> f(size_t(7 * dim)), r(size_t(7 * dim));
+          embedding_bag_fast(t, b, f.data(), prefetch);
+          embedding_bag_reference(t, b, r.data());
+          EXPECT_EQ(std::memcmp(f.data(), r.data(), f.size() * 4), 0)
+              << "bits " << bits << " dim " << dim << " weighted " << weighted << " prefetch " << prefetch;
+        }
+}
+
+TEST(EmbeddingBag, QuantizationRoundTripsWithinHalfAStep) {
+  rng g = test_rng(8);
+  boost::random::uniform_real_distribution<float> u(-3.0f, 5.0f);
+  for (int bits : {8, 4}) {
+    const int64_t rows = 50, dim = 37;
+    std::vector<float> x(size_t(rows * dim));
+    for (auto& v : x) v = u(g);
+    const auto t = quantize_rowwise(x.data(), rows, dim, bits, true);
+    for (int64_t i = 0; i < rows; ++i) {
+      EXPECT_EQ(t.row_sum(i), code_sum(t, i));
+      for (int64_t j = 0; j < dim; ++j) {
+        EXPECT_LE(t.code(i, j), (1 << bits) - 1);
+        const double back = double(t.alpha(i)) * t.code(i, j) + t.beta(i);
+        EXPECT_LE(std::fabs(back - x[size_t(i * dim + j)]), 0.5 * t.alpha(i) * (1 + 1e-5) + 1e-6);
+      }
+    }
+  }
+}
+
+std::unique_ptr<embedding_bag_detector> eb_detector(nlohmann::json params) {
+  const auto* info = find_detector("embedding_bag", "abft_embeddingbag");
+  return std::unique_ptr<embedding_bag_detector>(dynamic_cast<embedding_bag_detector*>(
+      info->make(detector_params(validate_params(*info, params), &fp32()), {&u8(), &fp32(), {}}).release()));
+}
+
+TEST(EmbeddingBagAbft, IdentityIsExactOnIntegerScales) {
+  // alpha = 1, beta = 0 and small codes: every sum is an exact fp32 integer, so
+  // RSum == CSum and the check passes even with a zero bound.
+  rng g = test_rng(9);
+  auto t = random_table(200, 64, 8, g);
+  for (int64_t i = 0; i < t.rows; ++i) {
+    const float one = 1.0f, zero = 0.0f;
+    std::memcpy(t.row(i) + t.code_bytes(), &one, 4);
+    std::memcpy(t.row(i) + t.code_bytes() + 4, &zero, 4);
+  }
+  const auto b = random_batch(200, 10, 50, false, g);
+  std::vector<float> out(size_t(10 * 64));
+  embedding_bag_fast(t, b, out.data());
+  auto det = eb_detector({{"bound", 0.0}});
+  const verdict v = det->verify({&t, &b, out.data()});
+  EXPECT_FALSE(v.flagged);
+  ASSERT_EQ(det->checks().size(), 10u);
+  for (const auto& c : det->checks()) EXPECT_EQ(c.rsum, c.csum);
+}
+
+TEST(EmbeddingBagAbft, HighBitFlipInAReadCodeIsDetected) {
+  rng g = test_rng(10);
+  auto t = random_table(500, 64, 8, g);
+  auto b = random_batch(500, 10, 100, false, g);
+  b.offsets = {0};  // one bag of all indices
+  std::vector<float> out(size_t(64));
+  auto det = eb_detector({});
+  embedding_bag_fast(t, b, out.data());
+  const bool clean_flag = det->verify({&t, &b, out.data()}).flagged;
+  uint8_t& code = t.row(b.indices[3])[17];
+  code ^= 0x80;
+  embedding_bag_fast(t, b, out.data());
+  const verdict v = det->verify({&t, &b, out.data()});
+  EXPECT_TRUE(v.flagged) << "clean run flagged: " << clean_flag;
+  EXPECT_GT(v.score, 1.0);
+}
+
+}  // namespace
+}  // namespace sdc
