@@ -1,0 +1,187 @@
+// Overhead of the EmbeddingBag ABFT of 004_0d1fcb03aeacfeeb.txt (Algorithm 2)
+// on Table I's configurations: 4,000,000 rows x d = 32, 64, 128, 256 (8-bit
+// codes, fp32 alpha/beta), 10 bags x 100 indices, plain and weighted sum, with
+// and without software prefetch; the last-level cache is flushed (a 64 MiB
+// buffer rewritten, untimed) before every call, and each call draws fresh
+// indices from a pool of 64 batches.
+//   plain:  our EB kernel on the table without row sums (row = d codes + alpha + beta)
+//   abft:   the same kernel on the table with C_T[i] stored in each row (4 more
+//           bytes per row), then the RSum/CSum check of every bag
+//   read:   a plain read of the same rows' bytes (the memory floor)
+// Printed: the overhead abft/plain - 1 beside the theory 1/d + 1/(3m) (m = 100
+// indices per bag), and the kernel's bandwidth as a fraction of the plain read.
+// Ratios are measured in this run, one thread.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "bench/ratio_reporter.hpp"
+#include "detectors/detector.hpp"
+#include "harness/random/streams.hpp"
+#include "harness/workloads/int8_kernels.hpp"
+
+namespace {
+
+using namespace sdc;
+
+constexpr int64_t k_rows = 4'000'000, k_bags = 10, k_pool = 100, k_batches = 64;
+const int64_t k_dims[] = {32, 64, 128, 256};
+
+// Random codes and scales straight into the fused layout (quantizing 4M x 256
+// floats would take GiBs and minutes; the kernel's speed does not depend on
+// where the codes came from).
+quantized_table make_table(int64_t dim, bool with_row_sums, rng& g) {
+  quantized_table t;
+  t.rows = k_rows, t.dim = dim, t.bits = 8, t.with_row_sums = with_row_sums;
+  t.data.resize(size_t(t.rows * t.stride()));
+  uint64_t x = g();
+  for (size_t i = 0; i + 8 <= t.data.size(); i += 8) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::memcpy(&t.data[i], &x, 8);
+  }
+  boost::random::uniform_real_distribution<float> a(0.001f, 0.02f), b(-2.0f, 0.0f);
+  for (int64_t i = 0; i < t.rows; ++i) {
+    const float al = a(g), be = b(g);
+    std::memcpy(t.row(i) + t.code_bytes(), &al, 4);
+    std::memcpy(t.row(i) + t.code_bytes() + 4, &be, 4);
+  }
+  if (with_row_sums) store_row_sums(t);
+  return t;
+}
+
+struct setup {
+  int64_t dim;
+  quantized_table plain, encoded;
+  std::vector<bag_batch> batches, weighted;
+  std::unique_ptr<embedding_bag_detector> det;
+  std::vector<float> out;
+};
+
+std::vector<char>& flush_buffer() {
+  static std::vector<char> b(64 << 20, 1);
+  return b;
+}
+void flush_llc() {
+  auto& b = flush_buffer();
+  for (size_t i = 0; i < b.size(); i += 64) b[i] = char(b[i] + 1);
+  benchmark::ClobberMemory();
+}
+
+setup& cached(int64_t dim) {
+  static std::map<int64_t, std::unique_ptr<setup>> m;
+  auto& s = m[dim];
+  if (s) return *s;
+  m.clear();  // one configuration's tables at a time (up to 2 x 1.07 GB)
+  auto p = std::make_unique<setup>();
+  rng g = make_stream(7, uint64_t(dim), 0, trial_kind::clean, stream_purpose::data);
+  p->dim = dim;
+  p->plain = make_table(dim, false, g);
+  p->encoded = make_table(dim, true, g);
+  boost::random::uniform_int_distribution<int64_t> row(0, k_rows - 1);
+  boost::random::uniform_real_distribution<float> w(0.0f, 1.0f);
+  for (int64_t k = 0; k < k_batches; ++k) {
+    bag_batch b;
+    for (int64_t bag = 0; bag < k_bags; ++bag) {
+      b.offsets.push_back(bag * k_pool);
+      for (int64_t i = 0; i < k_pool; ++i) b.indices.push_back(row(g));
+    }
+    p->batches.push_back(b);
+    for (size_t i = 0; i < b.indices.size(); ++i) b.weights.push_back(w(g));
+    p->weighted.push_back(b);
+  }
+  const auto* info = find_detector("embedding_bag", "abft_embeddingbag");
+  p->det.reset(dynamic_cast<embedding_bag_detector*>(
+      info->make(detector_params(validate_params(*info, nlohmann::json::object()), &fp32()), {&u8(), &fp32(), {}}).release()));
+  p->out.resize(size_t(k_bags * dim));
+  s = std::move(p);
+  return *s;
+}
+
+// Reads every byte of every looked-up row of the ABFT table (what the kernel must fetch).
+uint64_t read_rows(const quantized_table& t, const bag_batch& b, int prefetch) {
+  uint64_t acc = 0;
+  const int64_t n = int64_t(b.indices.size()), stride = t.stride();
+  for (int64_t p = 0; p < n; ++p) {
+    if (prefetch && p + prefetch < n) {
+      const char* r = reinterpret_cast<const char*>(t.row(b.indices[size_t(p + prefetch)]));
+      for (int64_t off = 0; off < stride; off += 64) __builtin_prefetch(r + off, 0, 3);
+      __builtin_prefetch(r + stride - 1, 0, 3);
+    }
+    const uint8_t* r = t.row(b.indices[size_t(p)]);
+    int64_t j = 0;
+    for (; j + 8 <= stride; j += 8) {
+      uint64_t v;
+      std::memcpy(&v, r + j, 8);
+      acc += v;
+    }
+    for (; j < stride; ++j) acc += r[j];
+  }
+  return acc;
+}
+
+void register_all() {
+  for (int64_t dim : k_dims)
+    for (const char* pooling : {"sum", "weighted"})
+      for (int prefetch : {0, 16}) {
+        const bool weighted = std::string(pooling) == "weighted";
+        auto reg = [&](const char* what, auto body) {
+          benchmark::RegisterBenchmark(fmt::format("d{}/{}/pf{}/{}", dim, pooling, prefetch, what).c_str(),
+                                       [dim, weighted, body](benchmark::State& st) {
+                                         auto& s = cached(dim);
+                                         int64_t k = 0;
+                                         for (auto _ : st) {
+                                           st.PauseTiming();
+                                           flush_llc();
+                                           const bag_batch& b = (weighted ? s.weighted : s.batches)[size_t(k++ % k_batches)];
+                                           st.ResumeTiming();
+                                           body(s, b);
+                                         }
+                                       })
+              ->Unit(benchmark::kMicrosecond)->Iterations(400)->Repetitions(3)->ReportAggregatesOnly(true);
+        };
+        reg("plain", [prefetch](setup& s, const bag_batch& b) {
+          embedding_bag_fast(s.plain, b, s.out.data(), prefetch);
+          benchmark::ClobberMemory();
+        });
+        reg("abft", [prefetch](setup& s, const bag_batch& b) {
+          embedding_bag_fast(s.encoded, b, s.out.data(), prefetch);
+          benchmark::DoNotOptimize(s.det->verify({&s.encoded, &b, s.out.data()}));
+        });
+        if (!weighted)
+          reg("read", [prefetch](setup& s, const bag_batch& b) { benchmark::DoNotOptimize(read_rows(s.encoded, b, prefetch)); });
+      }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  sdc::bench::ratio_reporter rep;
+  benchmark::RunSpecifiedBenchmarks(&rep);
+  fmt::print("\nEmbeddingBag ABFT overhead, {} rows, {} bags x {} indices, int8, LLC flushed, one thread, medians of 3, this run:\n",
+             k_rows, k_bags, k_pool);
+  fmt::print("{:>4} {:>9} {:>9} {:>10} {:>10} {:>9} {:>13} {:>14}\n", "d", "pooling", "prefetch", "plain us", "abft us",
+             "overhead", "theory 1/d+1/3m", "kernel BW/read");
+  for (int64_t dim : k_dims)
+    for (const char* pooling : {"sum", "weighted"})
+      for (int prefetch : {0, 16}) {
+        auto t = [&](const std::string& p, int pf, const char* what) {
+          return rep.seconds(fmt::format("d{}/{}/pf{}/{}", dim, p, pf, what));
+        };
+        const double plain = t(pooling, prefetch, "plain"), abft = t(pooling, prefetch, "abft");
+        const double read = t("sum", prefetch, "read");
+        if (plain <= 0 || abft <= 0) continue;
+        const double theory = 1.0 / double(dim) + 1.0 / (3.0 * double(k_pool));
+        fmt::print("{:>4} {:>9} {:>9} {:>10.1f} {:>10.1f} {:>8.1f}% {:>14.1f}% {:>13.2f}\n", dim, pooling,
+                   prefetch ? "on" : "off", plain * 1e6, abft * 1e6, 100 * (abft / plain - 1), 100 * theory,
+                   read > 0 ? read / abft : 0.0);
+      }
+  benchmark::Shutdown();
+  return 0;
+}
