@@ -131,8 +131,12 @@ class abft_int8 final : public int8_gemm_detector {
   }
   verdict verify(const int8_gemm_data& d) override {
     int64_t bad = 0;
-    for (int64_t i = 0; i < d.m; ++i)
-      bad += mod_pos(row_sum(d.C + i * d.ldc, d.n), M_) != mod_pos(d.extra[i * d.ldc], M_);
+    rows_.resize(size_t(d.m));
+    for (int64_t i = 0; i < d.m; ++i) {
+      const int64_t got = mod_pos(row_sum(d.C + i * d.ldc, d.n), M_), want = mod_pos(d.extra[i * d.ldc], M_);
+      rows_[size_t(i)] = {got, want};
+      bad += got != want;
+    }
     verdict v{bad > 0, double(bad)};
     v.metrics.emplace_back("rows_flagged", double(bad));
     return v;
@@ -144,9 +148,17 @@ class abft_int8 final : public int8_gemm_detector {
     if (auto p = paper_formula(d, f, M_)) out.emplace_back("paper_formula_detect", *p);
     return out;
   }
+  nlohmann::json explain() const override {
+    nlohmann::json rows = nlohmann::json::array();
+    for (size_t i = 0; i < rows_.size(); ++i)
+      rows.push_back({{"row", i}, {"row_sum_mod", rows_[i].first}, {"checksum_mod", rows_[i].second},
+                      {"flagged", rows_[i].first != rows_[i].second}});
+    return {{"modulus", M_}, {"rows", rows}};
+  }
 
  private:
   int64_t M_;
+  std::vector<std::pair<int64_t, int64_t>> rows_;  // last verify: (sum_j C[i][j], C'[i][n]) mod M
 };
 
 class abft_int8_exact final : public int8_gemm_detector {
@@ -158,10 +170,12 @@ class abft_int8_exact final : public int8_gemm_detector {
   }
   verdict verify(const int8_gemm_data& d) override {
     int64_t bad = 0;
+    rows_.resize(size_t(d.m));
     for (int64_t i = 0; i < d.m; ++i) {
       int64_t expect = 0;
       for (int64_t p = 0; p < d.k; ++p) expect += int64_t(d.A[i * d.lda + p]) * sums_[size_t(p)];
-      bad += row_sum(d.C + i * d.ldc, d.n) != expect;
+      rows_[size_t(i)] = {row_sum(d.C + i * d.ldc, d.n), expect};
+      bad += rows_[size_t(i)].first != expect;
     }
     verdict v{bad > 0, double(bad)};
     v.metrics.emplace_back("rows_flagged", double(bad));
@@ -172,9 +186,17 @@ class abft_int8_exact final : public int8_gemm_detector {
     if (auto p = conditional_detect_prob(d, f, 0)) return {{"theory_detect", *p}};
     return {};
   }
+  nlohmann::json explain() const override {
+    nlohmann::json rows = nlohmann::json::array();
+    for (size_t i = 0; i < rows_.size(); ++i)
+      rows.push_back({{"row", i}, {"row_sum", rows_[i].first}, {"expected", rows_[i].second},
+                      {"flagged", rows_[i].first != rows_[i].second}});
+    return {{"rows", rows}};
+  }
 
  private:
   std::vector<int64_t> sums_;
+  std::vector<std::pair<int64_t, int64_t>> rows_;  // last verify: (sum_j C[i][j], A_i S_B)
 };
 
 SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8",

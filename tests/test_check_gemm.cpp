@@ -99,3 +99,49 @@ TEST(CheckGemm, ThresholdsMatchAnIndependentAlgorithm1) {
   EXPECT_EQ(badparam.code, 2) << badparam.output;
   EXPECT_NE(badparam.output.find("c_sigma"), std::string::npos) << badparam.output;
 }
+
+// --dtype int8: the modular check of 004 on the user's own quantized matrices;
+// a corrupted C_temp element is found in its row; out-of-range values are refused.
+TEST(CheckGemm, Int8ModularCheckFindsTheCorruptedRow) {
+  const auto d = scratch_dir("check_gemm_int8");
+  const int64_t m = 5, k = 33, n = 17;
+  sdc::rng g = sdc::make_stream(3, 3, 3, sdc::trial_kind::clean, sdc::stream_purpose::data);
+  std::vector<uint8_t> A(size_t(m * k));
+  std::vector<int8_t> B(size_t(k * n));
+  for (auto& x : A) x = uint8_t(g() % 256);
+  for (auto& x : B) x = int8_t(uint8_t(g() % 256));
+  std::vector<int32_t> C(size_t(m * n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p) C[size_t(i * n + j)] += int32_t(A[size_t(i * k + p)]) * B[size_t(p * n + j)];
+  sdc::write_npy(d + "/a.npy", "|u1", {m, k}, A.data(), A.size());
+  sdc::write_npy(d + "/b.npy", "|i1", {k, n}, B.data(), B.size());
+  sdc::write_npy(d + "/c.npy", "<i4", {m, n}, C.data(), C.size() * 4);
+  C[size_t(2 * n + 3)] ^= 1 << 20;
+  sdc::write_npy(d + "/cbad.npy", "<i4", {m, n}, C.data(), C.size() * 4);
+
+  for (const char* det : {"abft_int8", "abft_int8_exact"}) {
+    for (const char* c : {"", " --c c.npy"}) {
+      auto r = run_cli(std::string("check-gemm --a ") + d + "/a.npy --b " + d + "/b.npy --dtype int8 --detector " + det +
+                       (std::string(c).empty() ? "" : " --c " + d + "/c.npy"));
+      ASSERT_EQ(r.code, 0) << r.output;
+      EXPECT_FALSE(json::parse(r.output)["verdict"]["flagged"].get<bool>()) << det << c;
+    }
+    auto r = run_cli(std::string("check-gemm --a ") + d + "/a.npy --b " + d + "/b.npy --c " + d +
+                     "/cbad.npy --dtype int8 --detector " + det);
+    ASSERT_EQ(r.code, 0) << r.output;
+    const json j = json::parse(r.output);
+    EXPECT_TRUE(j["verdict"]["flagged"].get<bool>()) << det;
+    std::vector<int64_t> flagged;
+    for (const auto& row : j["checks"]["rows"])
+      if (row["flagged"].get<bool>()) flagged.push_back(row["row"]);
+    EXPECT_EQ(flagged, std::vector<int64_t>{2}) << det;
+  }
+  // A written as s8 with negative values: not u8.
+  std::vector<int8_t> Aneg(A.size(), -3);
+  sdc::write_npy(d + "/aneg.npy", "|i1", {m, k}, Aneg.data(), Aneg.size());
+  auto bad = run_cli("check-gemm --a " + d + "/aneg.npy --b " + d + "/b.npy --dtype int8");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("aneg.npy: element (0, 0)"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("integers in [0, 255]"), std::string::npos) << bad.output;
+}

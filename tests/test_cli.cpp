@@ -3,6 +3,8 @@
 // malformed suites must produce.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "cli_runner.hpp"
@@ -332,4 +334,48 @@ TEST(CliSlow, VabftFprSmokeHasNoFalseAlarms) {
     EXPECT_LT(c["clean"]["ci95"][1].get<double>(), 0.02) << "Wilson upper bound with 0/200";
   }
   EXPECT_EQ(checked, 12);
+}
+
+// 004 Table II smoke: integer arithmetic is exact, so no clean run is ever
+// flagged; the exact check detects every fault that changed C; the modular
+// check's measured rate is consistent with its closed form for the same data.
+TEST(CliSlow, Int8Table2SmokeHasNoFalseAlarms) {
+  const auto d = scratch_dir("int8_table2");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/dlrm_int8_table2.json --scale smoke --out " + d +
+                   "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("pooled over shape"), std::string::npos) << r.output;
+  const json res = read_json(d + "/r.json");
+  int cells = 0;
+  for (const auto& c : res["cells"]) {
+    ++cells;
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+    const auto& sig = c["by_significance"];
+    const int64_t changed = c["faulty"]["trials"].get<int64_t>() - sig["masked"]["trials"].get<int64_t>();
+    if (c["detector"]["label"] == "abft_int8_exact") {
+      EXPECT_EQ(c["faulty"]["detected"].get<int64_t>(), changed) << c["key"];
+    } else {
+      // Binomial: measured detections within 4 sigma of the closed form's mean.
+      const double p = c["metrics"]["faulty.theory_detect.mean"].get<double>();
+      const double n = c["faulty"]["trials"].get<double>();
+      EXPECT_NEAR(c["faulty"]["detected"].get<double>(), n * p, 4 * std::sqrt(n * p * (1 - p)) + 1e-9) << c["key"];
+    }
+  }
+  EXPECT_EQ(cells, 4 * 2 * 2 * 2);
+}
+
+// 004 Table III smoke runs end to end; every false alarm is attributed to one side.
+TEST(CliSlow, EmbeddingBagTable3SmokeAttributesFalseAlarms) {
+  const auto d = scratch_dir("eb_table3");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/dlrm_eb_table3.json --scale smoke --out " + d +
+                   "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("faulty.rate paper 99.50%"), std::string::npos) << r.output;
+  const json res = read_json(d + "/r.json");
+  for (const auto& c : res["cells"]) {
+    const auto& m = c["metrics"];
+    const int64_t fa = c["clean"]["flagged"];
+    EXPECT_EQ(fa > 0 ? m["clean.false_alarm_from_rsum.count"].get<double>() : 0.0, double(fa)) << c["key"];
+    EXPECT_GT(m["clean.rsum_err_rel_max.count"].get<double>(), 0) << c["key"];
+  }
 }

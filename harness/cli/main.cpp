@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
   check->add_option("--a", chk.a_path, "A (M x K) .npy")->required();
   check->add_option("--b", chk.b_path, "B (K x N) .npy")->required();
   check->add_option("--c", chk.c_path, "C (M x N) .npy; computed when absent");
-  check->add_option("--dtype", chk.dtype, "bf16, fp16, fp32 or fp64 (inputs are rounded to it)");
-  check->add_option("--detector", chk.detector, "NAME[:param=value,...]");
+  check->add_option("--dtype", chk.dtype, "bf16, fp16, fp32 or fp64 (inputs are rounded to it), or int8 (A u8, B s8, C int32; 004)");
+  check->add_option("--detector", chk.detector, "NAME[:param=value,...] (default vabft; abft_int8 for int8)");
   check->add_option("--accumulation", chk.accumulation, "order used to compute C when it is not given");
 
   std::string list_what;

@@ -5,6 +5,7 @@
 #include "detectors/detector.hpp"
 #include "harness/errors.hpp"
 #include "harness/io/npy.hpp"
+#include "harness/workloads/int8_kernels.hpp"
 #include "harness/workloads/tensor_view.hpp"
 
 namespace sdc {
@@ -22,6 +23,13 @@ loaded load_matrix(const std::string& path, const char* what) {
   if (a.shape.size() != 2)
     throw input_error(path, "header.shape", fmt::format("expected a 2-D matrix for {}; got {} dimensions", what, a.shape.size()));
   return {a.values(), a.shape[0], a.shape[1]};
+}
+
+const detector_info& find_checked(const std::string& workload, const std::string& name) {
+  const detector_info* info = find_detector(workload, name);
+  if (!info)
+    throw input_error("--detector", name, "unknown " + workload + " detector; `sdcbench list detectors` shows them");
+  return *info;
 }
 
 template <class T>
@@ -44,9 +52,8 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
     gemm_run(a.data(), b.data(), acc.data(), s, order);
     for (size_t i = 0; i < acc.size(); ++i) c[i] = round_into<T>(f, double(acc[i]));
   }
-  const auto [name, given] = parse_detector_spec(r.detector);
-  const detector_info* info = find_detector("gemm", name);
-  if (!info) throw input_error("--detector", name, "unknown detector; `sdcbench list detectors` shows them");
+  const auto [name, given] = parse_detector_spec(r.detector.empty() ? "vabft" : r.detector);
+  const detector_info* info = &find_checked("gemm", name);
   json params;
   try {
     params = validate_params(*info, given);
@@ -73,6 +80,59 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
                 {"located_row", v.located_row >= 0 ? json(v.located_row) : json(nullptr)},
                 {"located_col", v.located_col >= 0 ? json(v.located_col) : json(nullptr)},
                 {"corrected_value", std::isfinite(v.corrected_value) ? json(v.corrected_value) : json(nullptr)}}},
+              {"metrics", metrics}};
+  const json ex = det->explain();
+  if (!ex.is_null()) out["checks"] = ex;
+  return out;
+}
+
+// Integer matrix values, checked to be integers in [lo, hi].
+template <class T>
+std::vector<T> integers(const loaded& m, const std::string& path, double lo, double hi, const char* what) {
+  std::vector<T> out(m.values.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double v = m.values[i];
+    if (!(v >= lo && v <= hi && v == std::nearbyint(v)))
+      throw input_error(path, fmt::format("element ({}, {})", int64_t(i) / m.cols, int64_t(i) % m.cols),
+                        fmt::format("expected {} values: integers in [{}, {}]; got {}", what, lo, hi, v));
+    out[i] = T(v);
+  }
+  return out;
+}
+
+json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, const loaded* C) {
+  const int64_t m = A.rows, k = A.cols, n = B.cols;
+  const auto a = integers<uint8_t>(A, r.a_path, 0, 255, "u8");
+  const auto b = integers<int8_t>(B, r.b_path, -128, 127, "s8");
+  const auto [name, given] = parse_detector_spec(r.detector.empty() ? "abft_int8" : r.detector);
+  const detector_info& info = find_checked("gemm_int8", name);
+  json params;
+  std::unique_ptr<detector> base;
+  try {
+    params = validate_params(info, given);
+    base = info.make(detector_params(params, &s32()), {&s8(), &s32(), {{"shape", gemm_shape{m, n, k}.text()}}});
+  } catch (const value_error& e) {
+    throw input_error("--detector", r.detector, e.what());
+  }
+  auto* det = dynamic_cast<int8_gemm_detector*>(base.get());
+  const int64_t ld = n + det->extra_columns();
+  std::vector<int8_t> bp(size_t(k * ld));
+  for (int64_t i = 0; i < k; ++i) std::copy_n(b.data() + i * n, n, bp.data() + i * ld);
+  det->encode(b.data(), k, n, n, bp.data() + n, ld);
+  std::vector<int32_t> c(size_t(m * ld));
+  gemm_u8s8s32_onednn(m, ld, k, a.data(), k, bp.data(), ld, c.data(), ld);
+  if (C) {  // the user's C_temp replaces the data columns; the checksum columns come from A x s
+    const auto given_c = integers<int32_t>(*C, r.c_path, double(INT32_MIN), double(INT32_MAX), "int32");
+    for (int64_t i = 0; i < m; ++i) std::copy_n(given_c.data() + i * n, n, c.data() + i * ld);
+  }
+  const verdict v = det->verify({m, n, k, a.data(), k, bp.data(), ld, c.data(), ld, det->extra_columns() ? c.data() + n : nullptr});
+  json metrics = json::object();
+  for (const auto& [key, x] : v.metrics) metrics[key] = x;
+  json out = {{"dtype", "int8 (A u8, B s8, C int32)"},
+              {"shape", {{"m", m}, {"k", k}, {"n", n}}},
+              {"c", C ? "given" : std::string("computed (oneDNN u8s8s32, ") + onednn_isa_name() + ")"},
+              {"detector", {{"name", name}, {"params", params}}},
+              {"verdict", {{"flagged", v.flagged}, {"score", v.score}}},
               {"metrics", metrics}};
   const json ex = det->explain();
   if (!ex.is_null()) out["checks"] = ex;
@@ -113,13 +173,14 @@ std::pair<std::string, json> parse_detector_spec(const std::string& spec) {
 
 json check_gemm(const check_gemm_request& r) {
   const format* f = nullptr;
+  const bool int8 = r.dtype == "int8" || r.dtype == "s8" || r.dtype == "u8s8s32";
   try {
-    f = &format_by_name(r.dtype);
+    if (!int8) f = &format_by_name(r.dtype);
   } catch (const value_error& e) {
     throw input_error("--dtype", r.dtype, e.what());
   }
-  if (f != &fp64() && f != &fp32() && f != &bf16() && f != &fp16())
-    throw input_error("--dtype", r.dtype, "expected bf16, fp16, fp32 or fp64");
+  if (!int8 && f != &fp64() && f != &fp32() && f != &bf16() && f != &fp16())
+    throw input_error("--dtype", r.dtype, "expected bf16, fp16, fp32, fp64 or int8");
   const loaded A = load_matrix(r.a_path, "A"), B = load_matrix(r.b_path, "B");
   if (A.cols != B.rows)
     throw input_error(r.b_path, "header.shape", fmt::format("B must have {} rows (the columns of A in {}); it has {}", A.cols, r.a_path, B.rows));
@@ -129,6 +190,7 @@ json check_gemm(const check_gemm_request& r) {
     if (C.rows != A.rows || C.cols != B.cols)
       throw input_error(r.c_path, "header.shape", fmt::format("C must be {}x{} (A rows x B columns); it is {}x{}", A.rows, B.cols, C.rows, C.cols));
   }
+  if (int8) return run_int8(r, A, B, r.c_path.empty() ? nullptr : &C);
   return f == &fp64() ? run<double>(r, *f, A, B, r.c_path.empty() ? nullptr : &C)
                       : run<float>(r, *f, A, B, r.c_path.empty() ? nullptr : &C);
 }

@@ -1,6 +1,9 @@
 // `sdcbench check-gemm`: one detector on a user's own matrices (.npy), so a
 // policy can be applied to weights and activations from a real model, and its
-// thresholds compared with an independent computation.
+// thresholds compared with an independent computation. With --dtype int8, A
+// holds u8 values and B s8 values (any integer or float .npy whose values are
+// integers in range), C (optional) int32: the int8 GEMM of 004 through oneDNN,
+// checked by abft_int8 (modular) or abft_int8_exact.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,7 +13,7 @@ namespace sdc {
 struct check_gemm_request {
   std::string a_path, b_path, c_path;  // c optional: computed when empty
   std::string dtype = "fp32";
-  std::string detector = "vabft";      // NAME[:param=value,...]
+  std::string detector;                // NAME[:param=value,...]; empty: vabft (float) or abft_int8 (int8)
   std::string accumulation = "sequential";
 };
 
