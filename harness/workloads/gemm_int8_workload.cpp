@@ -77,10 +77,21 @@ std::optional<std::vector<int>> fault_bits(const int8_cell& g, std::string* why,
 }
 
 // Values drawn from a distribution, rounded to the nearest integer and
-// saturated to the element type's range (what a quantizer does).
+// saturated to the element type's range (what a quantizer does). A uniform_int
+// over exactly 256 consecutive values (the default u8 and s8 ranges) takes the
+// 8 bytes of each 64-bit draw: every byte of mt19937_64's output is uniform,
+// and the weights of the large shapes are made 8x faster than one draw each.
 template <class T>
 void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
   constexpr double lo = double(std::numeric_limits<T>::min()), hi = double(std::numeric_limits<T>::max());
+  if (d.k == distribution::kind::uniform_int && d.p[1] - d.p[0] == 255 && d.p[0] >= lo && d.p[1] <= hi) {
+    const int base = int(d.p[0]);
+    for (size_t i = 0; i < v.size(); i += 8) {
+      const uint64_t w = g();
+      for (size_t b = 0; b < 8 && i + b < v.size(); ++b) v[i + b] = T(base + int((w >> (8 * b)) & 255));
+    }
+    return;
+  }
   for (auto& x : v) x = T(std::clamp(std::nearbyint(d.sample(g)), lo, hi));
 }
 
