@@ -74,8 +74,7 @@ void flush_llc() {
 
 setup& cached(int64_t dim) {
   static std::map<int64_t, std::unique_ptr<setup>> m;
-  auto& s = m[dim];
-  if (s) return *s;
+  if (auto it = m.find(dim); it != m.end()) return *it->second;
   m.clear();  // one configuration's tables at a time (up to 2 x 1.07 GB)
   auto p = std::make_unique<setup>();
   rng g = make_stream(7, uint64_t(dim), 0, trial_kind::clean, stream_purpose::data);
@@ -98,8 +97,9 @@ setup& cached(int64_t dim) {
   p->det.reset(dynamic_cast<embedding_bag_detector*>(
       info->make(detector_params(validate_params(*info, nlohmann::json::object()), &fp32()), {&u8(), &fp32(), {}}).release()));
   p->out.resize(size_t(k_bags * dim));
-  s = std::move(p);
-  return *s;
+  setup& ref = *p;
+  m[dim] = std::move(p);
+  return ref;
 }
 
 // Reads every byte of every looked-up row of the ABFT table (what the kernel must fetch).

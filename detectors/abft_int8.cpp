@@ -20,11 +20,7 @@
 namespace sdc {
 namespace {
 
-int64_t row_sum(const int32_t* c, int64_t n) {
-  int64_t s = 0;
-  for (int64_t j = 0; j < n; ++j) s += c[j];
-  return s;
-}
+int64_t row_sum(const int32_t* c, int64_t n) { return row_sum_i32(c, n); }
 
 int64_t mod_pos(int64_t x, int64_t m) {
   const int64_t r = x % m;

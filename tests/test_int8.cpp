@@ -54,6 +54,20 @@ TEST(Int8Gemm, ExtremeValuesDoNotSaturate) {
   EXPECT_EQ(C1, C2) << "oneDNN ISA: " << onednn_isa_name();
 }
 
+TEST(Int8Gemm, VectorRowSumEqualsReference) {
+  rng g = test_rng(11);
+  boost::random::uniform_int_distribution<int32_t> v(INT32_MIN, INT32_MAX);
+  std::vector<int32_t> c(5000);
+  for (auto& x : c) x = v(g);
+  for (int64_t n : {0, 1, 7, 8, 31, 32, 33, 64, 100, 513, 4097, 5000})
+    for (int64_t off : {0, 3}) {
+      if (off + n > int64_t(c.size())) continue;
+      EXPECT_EQ(row_sum_i32(c.data() + off, n), row_sum_i32_reference(c.data() + off, n)) << n << " +" << off;
+    }
+  std::vector<int32_t> big(4097, INT32_MAX);  // would wrap in int32
+  EXPECT_EQ(row_sum_i32(big.data(), 4097), int64_t(4097) * INT32_MAX);
+}
+
 // One ABFT-protected int8 GEMM as the workload runs it: B' = [B | checksum columns].
 struct protected_gemm {
   int64_t m, n, k, ld;

@@ -39,6 +39,31 @@ void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, i
     }
 }
 
+int64_t row_sum_i32_reference(const int32_t* c, int64_t n) {
+  int64_t s = 0;
+  for (int64_t j = 0; j < n; ++j) s += c[j];
+  return s;
+}
+
+int64_t row_sum_i32(const int32_t* c, int64_t n) {
+#if SDCBENCH_EB_AVX512
+  __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512(), a2 = _mm512_setzero_si512(),
+          a3 = _mm512_setzero_si512();
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    a0 = _mm512_add_epi64(a0, _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + j))));
+    a1 = _mm512_add_epi64(a1, _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + j + 8))));
+    a2 = _mm512_add_epi64(a2, _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + j + 16))));
+    a3 = _mm512_add_epi64(a3, _mm512_cvtepi32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + j + 24))));
+  }
+  int64_t s = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3)));
+  for (; j < n; ++j) s += c[j];
+  return s;
+#else
+  return row_sum_i32_reference(c, n);
+#endif
+}
+
 const char* onednn_isa_name() {
   switch (dnnl_get_effective_cpu_isa()) {
     case dnnl_cpu_isa_sse41: return "sse41";

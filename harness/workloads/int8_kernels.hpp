@@ -30,6 +30,11 @@ void gemm_u8s8s32_onednn(int64_t m, int64_t n, int64_t k, const uint8_t* A, int6
                          int32_t* C, int64_t ldc);
 void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B,
                             int64_t ldb, int32_t* C, int64_t ldc);
+// sum_j c[j] in int64 (no int32 wrap): the row sums the int8 ABFT checks.
+// row_sum_i32: AVX-512 (16 lanes widened to int64); row_sum_i32_reference: the plain loop. Equal (integers).
+int64_t row_sum_i32(const int32_t* c, int64_t n);
+int64_t row_sum_i32_reference(const int32_t* c, int64_t n);
+
 // "avx512_core_vnni", ... : the instruction set oneDNN dispatches to here.
 const char* onednn_isa_name();
 
