@@ -164,4 +164,30 @@ std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const
   return std::nullopt;
 }
 
+std::optional<std::vector<int>> resolve_fault_bits(const fault_model& m, const bit_choice& bits, const format& f,
+                                                   std::string* why, std::string* axis) {
+  *axis = "bit";
+  if (m.uses_bit_axis()) {
+    if (bits.bits.empty()) {
+      *why = "fault model " + m.text() + " needs a bit";
+      return std::nullopt;
+    }
+    return bits.resolve(f, why);
+  }
+  if (!bits.bits.empty()) {
+    *why = "fault model " + m.text() + " takes no bit (use bit=none)";
+    return std::nullopt;
+  }
+  if (m.k == fault_model::kind::bitflip_random) {
+    *axis = "fault";
+    auto field = m.field.resolve(f, why);
+    if (field && int(field->size()) < m.count) {
+      *why = fmt::format("{}: field {} of {} has only {} bits", m.text(), m.field.text, f.name, field->size());
+      return std::nullopt;
+    }
+    return field;
+  }
+  return std::vector<int>{};
+}
+
 }  // namespace sdc

@@ -45,6 +45,13 @@ struct bit_choice {
 };
 bit_choice parse_bit_choice(std::string_view text);
 
+// The bits a fault of model `m` uses on an element of format `f`, given the
+// cell's `bit` axis value: the bit axis for bit models, bitflip_random's
+// field, or none. nullopt when the combination cannot run; `why` says why and
+// `axis` names the axis to blame ("bit" or "fault").
+std::optional<std::vector<int>> resolve_fault_bits(const fault_model& m, const bit_choice& bits, const format& f,
+                                                   std::string* why, std::string* axis);
+
 // Applies a model to the bits of one element. nullopt when the model does not
 // apply here (directed flip whose bit is already at the target value).
 std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const std::vector<int>& bits,

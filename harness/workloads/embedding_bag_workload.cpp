@@ -75,28 +75,7 @@ eb_cell parse_cell(const cell& c) {
 const format& target_format(const eb_cell& g) { return g.target == "code" ? u8() : fp32(); }
 
 std::optional<std::vector<int>> fault_bits(const eb_cell& g, std::string* why, std::string* axis) {
-  const format& f = target_format(g);
-  std::optional<std::vector<int>> bits;
-  *axis = "bit";
-  if (g.model.uses_bit_axis()) {
-    if (g.bits_axis.bits.empty()) {
-      *why = "fault model " + g.model.text() + " needs a bit";
-      return std::nullopt;
-    }
-    bits = g.bits_axis.resolve(f, why);
-  } else if (!g.bits_axis.bits.empty()) {
-    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
-    return std::nullopt;
-  } else if (g.model.k == fault_model::kind::bitflip_random) {
-    *axis = "fault";
-    bits = g.model.field.resolve(f, why);
-    if (bits && int(bits->size()) < g.model.count) {
-      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, bits->size());
-      return std::nullopt;
-    }
-  } else {
-    bits = std::vector<int>{};
-  }
+  auto bits = resolve_fault_bits(g.model, g.bits_axis, target_format(g), why, axis);
   if (bits && g.target == "code" && g.bits == 4) {
     if (g.model.k == fault_model::kind::random_value || g.model.k == fault_model::kind::multiply ||
         g.model.k == fault_model::kind::set_max) {

@@ -51,29 +51,7 @@ int8_cell parse_cell(const cell& c) {
 const format& target_format(const int8_cell& g) { return g.target == "B" ? s8() : s32(); }
 
 std::optional<std::vector<int>> fault_bits(const int8_cell& g, std::string* why, std::string* axis) {
-  const format& f = target_format(g);
-  *axis = "bit";
-  if (g.model.uses_bit_axis()) {
-    if (g.bits.bits.empty()) {
-      *why = "fault model " + g.model.text() + " needs a bit";
-      return std::nullopt;
-    }
-    return g.bits.resolve(f, why);
-  }
-  if (!g.bits.bits.empty()) {
-    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
-    return std::nullopt;
-  }
-  if (g.model.k == fault_model::kind::bitflip_random) {
-    *axis = "fault";
-    auto field = g.model.field.resolve(f, why);
-    if (field && int(field->size()) < g.model.count) {
-      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, field->size());
-      return std::nullopt;
-    }
-    return field;
-  }
-  return std::vector<int>{};
+  return resolve_fault_bits(g.model, g.bits, target_format(g), why, axis);
 }
 
 // Values drawn from a distribution, rounded to the nearest integer and

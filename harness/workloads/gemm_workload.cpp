@@ -114,30 +114,7 @@ std::pair<int64_t, int64_t> target_dims(const gemm_cell& g) {
 
 // The bits a fault uses, resolved for the target's format.
 std::optional<std::vector<int>> fault_bits(const gemm_cell& g, std::string* why, std::string* axis) {
-  const format& f = target_format(g);
-  if (g.model.uses_bit_axis()) {
-    *axis = "bit";
-    if (g.bits.bits.empty()) {
-      *why = "fault model " + g.model.text() + " needs a bit";
-      return std::nullopt;
-    }
-    return g.bits.resolve(f, why);
-  }
-  *axis = "bit";
-  if (!g.bits.bits.empty()) {
-    *why = "fault model " + g.model.text() + " takes no bit (use bit=none)";
-    return std::nullopt;
-  }
-  if (g.model.k == fault_model::kind::bitflip_random) {
-    *axis = "fault";
-    auto field = g.model.field.resolve(f, why);
-    if (field && int(field->size()) < g.model.count) {
-      *why = fmt::format("{}: field {} of {} has only {} bits", g.model.text(), g.model.field.text, f.name, field->size());
-      return std::nullopt;
-    }
-    return field;
-  }
-  return std::vector<int>{};
+  return resolve_fault_bits(g.model, g.bits, target_format(g), why, axis);
 }
 
 template <class T>
