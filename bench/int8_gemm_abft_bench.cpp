@@ -5,6 +5,10 @@
 //           rows of B' and C' padded to a multiple of 64 elements: oneDNN is
 //           slower on odd leading dimensions) + the row check of C mod 127
 //   gemm n+1 unpadded: the same GEMM with leading dimension n + 1, for comparison
+//   with requant: Figure 1's whole quantized GEMM, as FBGEMM's benchmark times
+//           it: plain = GEMM + requantization to u8; ABFT = GEMM with the
+//           checksum column + requantization that also sums each row (it reads
+//           C anyway) + the comparison mod 127.
 // Encoding B is done once per weight matrix and is amortized (timed separately).
 // One thread; operands stay in cache between iterations (weights reused across
 // calls). The variants are timed back to back in every iteration and the
@@ -49,6 +53,8 @@ struct problem {
   int64_t ldp = 0;  // padded leading dimension of B'/C' (variant "abft_ld64")
   std::vector<int8_t> Bq;
   std::vector<int32_t> Cq;
+  std::vector<uint8_t> Cu8;      // requantized output
+  std::vector<int64_t> sums;     // row sums from the fused requantization
   std::unique_ptr<int8_gemm_detector> det;
   int8_gemm_data view, view_ld64;
   explicit problem(mnk sh) : s(sh) {
@@ -72,8 +78,21 @@ struct problem {
     gemm_u8s8s32_onednn(s.m, s.n + 1, s.k, A.data(), s.k, Bq.data(), ldp, Cq.data(), ldp);
     view_ld64 = {s.m, s.n, s.k, A.data(), s.k, Bq.data(), ldp, Cq.data(), ldp, Cq.data() + s.n};
     if (det->verify(view_ld64).flagged) throw std::runtime_error("clean ABFT GEMM (padded) flagged");
+    Cu8.resize(size_t(s.m * s.n)), sums.resize(size_t(s.m));
+    if (fused_check() != 0) throw std::runtime_error("clean ABFT GEMM flagged by the fused check");
   }
   void encode() { det->encode(B.data(), s.k, s.n, s.n, Bp.data() + s.n, s.n + 1); }
+  // Requantization of C' to u8 with the row sums taken in the same pass, then
+  // Algorithm 1's comparison mod 127 against the checksum column: rows flagged.
+  int64_t fused_check() {
+    requantize_u8(Cq.data(), ldp, s.m, s.n, 1.2e-4f, 5, Cu8.data(), sums.data());
+    int64_t bad = 0;
+    for (int64_t i = 0; i < s.m; ++i) {
+      const int64_t a = sums[size_t(i)] % 127, b = Cq[size_t(i * ldp + s.n)] % 127;
+      bad += (a < 0 ? a + 127 : a) != (b < 0 ? b + 127 : b);
+    }
+    return bad;
+  }
 };
 
 problem& cached(const mnk& s) {
@@ -84,7 +103,7 @@ problem& cached(const mnk& s) {
 }
 
 // Variants timed together in every iteration (paired_timer.hpp).
-enum variant { plain, abft, verify, gemm_n1, n_variants };
+enum variant { plain, abft, verify, gemm_n1, plain_rq, abft_rq, n_variants };
 
 std::map<std::string, sdc::bench::paired_timer>& timers() {
   static std::map<std::string, sdc::bench::paired_timer> t;
@@ -109,6 +128,15 @@ void register_all() {
           [&] {  // the same GEMM with leading dimension n + 1
             gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bp.data(), p.s.n + 1, p.Cp.data(), p.s.n + 1);
             benchmark::ClobberMemory();
+          },
+          [&] {  // Figure 1 without ABFT: GEMM, then requantization to u8
+            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            requantize_u8(p.C.data(), p.s.n, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
+            benchmark::ClobberMemory();
+          },
+          [&] {  // with ABFT: GEMM with the checksum column, requantization fused with the row check
+            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bq.data(), p.ldp, p.Cq.data(), p.ldp);
+            benchmark::DoNotOptimize(p.fused_check());
           }};
       size_t it = 0;
       for (auto _ : st) timer.measure(variants, it++);
@@ -125,9 +153,9 @@ int main(int argc, char** argv) {
   fmt::print("\nint8 GEMM ABFT overhead over plain oneDNN u8s8s32 ({}), one thread; medians over iterations of\n"
              "per-iteration ratios, the variants timed back to back in each iteration (this run):\n",
              onednn_isa_name());
-  fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>10} {:>9} {:>9} {:>10} {:>12} {:>13} {:>13}\n", "m", "n", "k", "iters", "plain us",
-             "overhead", "verify", "encode", "theory(004)", "theory(amort)", "gemm n+1 ld");
-  int over10_m64 = 0, over20 = 0, over10 = 0, shapes = 0;
+  fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>10} {:>9} {:>9} {:>10} {:>12} {:>13} {:>13} {:>12}\n", "m", "n", "k", "iters",
+             "plain us", "overhead", "verify", "encode", "theory(004)", "theory(amort)", "gemm n+1 ld", "with requant");
+  int over10_m64 = 0, over20 = 0, over10 = 0, shapes = 0, rq_over10_m64 = 0, rq_over10 = 0, rq_over20 = 0;
   for (const auto& s : k_shapes) {
     auto it = timers().find(name_of(s));
     if (it == timers().end() || it->second.iterations() == 0) continue;
@@ -143,11 +171,15 @@ int main(int argc, char** argv) {
     ++shapes;
     over20 += ov > 0.20, over10 += ov > 0.10;
     over10_m64 += s.m >= 64 && ov > 0.10;
-    fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>10.2f} {:>8.1f}% {:>8.1f}% {:>9.1f}% {:>11.1f}% {:>12.1f}% {:>12.1f}%\n", s.m,
-               s.n, s.k, t.iterations(), t.median(plain) * 1e6, 100 * ov, 100 * t.median_ratio(verify, plain),
-               100 * enc / t.median(plain), 100 * th, 100 * th_am, 100 * (t.median_ratio(gemm_n1, plain) - 1));
+    const double rq = t.median_ratio(abft_rq, plain_rq) - 1;
+    rq_over10 += rq > 0.10, rq_over20 += rq > 0.20, rq_over10_m64 += s.m >= 64 && rq > 0.10;
+    fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>10.2f} {:>8.1f}% {:>8.1f}% {:>9.1f}% {:>11.1f}% {:>12.1f}% {:>12.1f}% {:>11.1f}%\n",
+               s.m, s.n, s.k, t.iterations(), t.median(plain) * 1e6, 100 * ov, 100 * t.median_ratio(verify, plain),
+               100 * enc / t.median(plain), 100 * th, 100 * th_am, 100 * (t.median_ratio(gemm_n1, plain) - 1), 100 * rq);
   }
-  fmt::print("{} shapes; overhead over 10 %: {}, over 20 %: {}; m >= 64 over 10 %: {}\n", shapes, over10, over20, over10_m64);
+  fmt::print("{} shapes. GEMM alone + separate check: over 10 %: {}, over 20 %: {}, m >= 64 over 10 %: {}.\n"
+             "GEMM + requantization (check fused into it): over 10 %: {}, over 20 %: {}, m >= 64 over 10 %: {}.\n",
+             shapes, over10, over20, over10_m64, rq_over10, rq_over20, rq_over10_m64);
   benchmark::Shutdown();
   return 0;
 }

@@ -68,6 +68,25 @@ TEST(Int8Gemm, VectorRowSumEqualsReference) {
   EXPECT_EQ(row_sum_i32(big.data(), 4097), int64_t(4097) * INT32_MAX);
 }
 
+TEST(Int8Gemm, RequantizeFastEqualsReference) {
+  rng g = test_rng(12);
+  boost::random::uniform_int_distribution<int32_t> v(-3000000, 3000000);
+  for (int64_t n : {1, 15, 16, 17, 100, 513})
+    for (float mult : {0.0001234f, 1e-5f, 3.7e-4f}) {
+      const int64_t m = 5, ldc = n + 3;
+      std::vector<int32_t> C(size_t(m * ldc));
+      for (auto& x : C) x = v(g);
+      C[0] = INT32_MAX, C[1 % C.size()] = INT32_MIN;
+      std::vector<uint8_t> o1(size_t(m * n)), o2(size_t(m * n));
+      std::vector<int64_t> s1(static_cast<size_t>(m)), s2(static_cast<size_t>(m));
+      requantize_u8(C.data(), ldc, m, n, mult, 5, o1.data(), s1.data());
+      requantize_u8_reference(C.data(), ldc, m, n, mult, 5, o2.data(), s2.data());
+      EXPECT_EQ(o1, o2) << n << " " << mult;
+      EXPECT_EQ(s1, s2);
+      for (int64_t i = 0; i < m; ++i) EXPECT_EQ(s1[size_t(i)], row_sum_i32_reference(C.data() + i * ldc, n));
+    }
+}
+
 // One ABFT-protected int8 GEMM as the workload runs it: B' = [B | checksum columns].
 struct protected_gemm {
   int64_t m, n, k, ld;

@@ -64,6 +64,55 @@ int64_t row_sum_i32(const int32_t* c, int64_t n) {
 #endif
 }
 
+void requantize_u8_reference(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
+                             uint8_t* out, int64_t* row_sums) {
+  for (int64_t i = 0; i < m; ++i) {
+    int64_t s = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t c = C[i * ldc + j];
+      s += c;
+      const float q = std::nearbyint(float(c) * multiplier);
+      const float v = std::clamp(q + float(zero_point), 0.0f, 255.0f);
+      out[i * n + j] = uint8_t(v);
+    }
+    if (row_sums) row_sums[i] = s;
+  }
+}
+
+void requantize_u8(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
+                   uint8_t* out, int64_t* row_sums) {
+#if SDCBENCH_EB_AVX512
+  const __m512 mul = _mm512_set1_ps(multiplier), zp = _mm512_set1_ps(float(zero_point));
+  const __m512 lo = _mm512_setzero_ps(), hi = _mm512_set1_ps(255.0f);
+  for (int64_t i = 0; i < m; ++i) {
+    const int32_t* c = C + i * ldc;
+    uint8_t* o = out + i * n;
+    __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+      const __m512i x = _mm512_loadu_si512(c + j);
+      if (row_sums) {
+        s0 = _mm512_add_epi64(s0, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(x)));
+        s1 = _mm512_add_epi64(s1, _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(x, 1)));
+      }
+      // round(x * mult) with the default round-to-nearest-even, + zp, clamped: as the reference.
+      const __m512 q = _mm512_roundscale_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(x), mul), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, zp), lo), hi);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + j), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+    }
+    int64_t s = row_sums ? _mm512_reduce_add_epi64(_mm512_add_epi64(s0, s1)) : 0;
+    for (; j < n; ++j) {
+      s += c[j];
+      const float q = std::nearbyint(float(c[j]) * multiplier);
+      o[j] = uint8_t(std::clamp(q + float(zero_point), 0.0f, 255.0f));
+    }
+    if (row_sums) row_sums[i] = s;
+  }
+#else
+  requantize_u8_reference(C, ldc, m, n, multiplier, zero_point, out, row_sums);
+#endif
+}
+
 const char* onednn_isa_name() {
   switch (dnnl_get_effective_cpu_isa()) {
     case dnnl_cpu_isa_sse41: return "sse41";
@@ -130,7 +179,9 @@ void embedding_bag_reference(const quantized_table& t, const bag_batch& b, float
 
 namespace {
 
-inline void prefetch_row(const quantized_table& t, int64_t i) {
+// always_inline: as a separate function holding only prefetches, GCC's
+// pure/const analysis finds it has no effect and deletes the calls.
+[[gnu::always_inline]] inline void prefetch_row(const quantized_table& t, int64_t i) {
   const char* r = reinterpret_cast<const char*>(t.row(i));
   const int64_t bytes = t.stride();
   for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(r + off, 0, 3);

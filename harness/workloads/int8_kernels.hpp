@@ -35,6 +35,17 @@ void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, i
 int64_t row_sum_i32(const int32_t* c, int64_t n);
 int64_t row_sum_i32_reference(const int32_t* c, int64_t n);
 
+// Requantization of C_temp (004 Figure 1), symmetric (zero points of A and B
+// are 0): out[i][j] = clamp(round(float(C[i][j]) * multiplier) + zero_point, 0, 255)
+// (round half to even). With row_sums non-null it also returns each row's
+// int64 sum of C: the ABFT row check fused into the pass that reads C anyway,
+// as FBGEMM's output pipeline does. requantize_u8 is AVX-512; requantize_u8_reference
+// is the plain loop; equal bit for bit.
+void requantize_u8(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
+                   uint8_t* out, int64_t* row_sums);
+void requantize_u8_reference(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
+                             uint8_t* out, int64_t* row_sums);
+
 // "avx512_core_vnni", ... : the instruction set oneDNN dispatches to here.
 const char* onednn_isa_name();
 
