@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
         const double bytes = double(k_bags * k_pool) * double(dim + 12);
         ++rows, over10 += ov > 0.10;
         fmt::print("{:>4} {:>9} {:>9} {:>10.1f} {:>10.1f} {:>9.1f}% {:>15.1f}% {:>15.2f} {:>10.2f}\n", dim,
-                   weighted ? "weighted" : "sum", prefetch ? "on" : "off", t.median(v_plain) * 1e6, t.median(v_abft) * 1e6,
+                   weighted ? "weighted" : "sum", prefetch ? fmt::format("{} rows", prefetch) : std::string("off"), t.median(v_plain) * 1e6, t.median(v_abft) * 1e6,
                    100 * ov, 100 * theory, 1.0 / t.median_ratio(v_abft, v_read), bytes / t.median(v_abft) * 1e-9);
       }
   fmt::print("{} configurations; overhead over 10 %: {}\n", rows, over10);
