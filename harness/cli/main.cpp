@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "harness/campaign/engine.hpp"
+#include "harness/cli/stat_command.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/errors.hpp"
 #include "harness/formats/bit_fields.hpp"
@@ -144,6 +145,20 @@ int main(int argc, char** argv) {
   check->add_option("--detector", chk.detector, "NAME[:param=value,...] (default vabft; abft_int8 for int8)");
   check->add_option("--accumulation", chk.accumulation, "order used to compute C when it is not given");
 
+  std::string stat_name, stat_file;
+  double stat_tau = 3.0;
+  auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
+  stat->add_option("NAME", stat_name, "folding, w1, folding_w1, robust_z")->required();
+  stat->add_option("FILE", stat_file, "values (e.g. log gradient norms)")->required();
+  stat->add_option("--tau", stat_tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau); default 3");
+
+  double dc_sigma = 1.0, dc_p = 1e-10;
+  int dc_bits = 8;
+  auto* dcrit = app.add_subcommand("delta-crit", "Theorem 1 / Appendix B.2 of 000: the critical shift Delta_crit and its exponent bit");
+  dcrit->add_option("--sigma", dc_sigma, "sigma of log2|X| (Table 3)")->required();
+  dcrit->add_option("--p", dc_p, "probability of the flip (default 1e-10)");
+  dcrit->add_option("--exponent-bits", dc_bits, "exponent width n (8 for bf16/fp32; default 8)");
+
   std::string list_what;
   auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
   list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
@@ -219,6 +234,14 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+    if (*stat) {
+      std::cout << sdc::run_stat(stat_name, stat_file, stat_tau).dump(1) << "\n";
+      return 0;
+    }
+    if (*dcrit) {
+      std::cout << sdc::run_delta_crit(dc_sigma, dc_p, dc_bits).dump(1) << "\n";
+      return 0;
+    }
     if (*check) {
       std::cout << sdc::check_gemm(chk).dump(1) << "\n";
       return 0;

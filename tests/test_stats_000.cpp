@@ -1,0 +1,189 @@
+// 000_60f7924e74842bcb.txt: the critical shift of Theorem 1 (Table 3, golden),
+// the folding test (Siffer et al.'s reference values), W1 against a direct
+// integral of |F - G|, the robust z-score, and the `stat` / `delta-crit` commands.
+#include <gtest/gtest.h>
+
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+
+#include "cli_runner.hpp"
+#include "detectors/stats/unimodality.hpp"
+#include "harness/random/streams.hpp"
+#include "harness/theory/critical_shift.hpp"
+
+using namespace sdc;
+using namespace sdc::testing;
+using json = nlohmann::json;
+
+namespace {
+
+rng test_rng(uint64_t salt) { return make_stream(2026, salt, 0, trial_kind::clean, stream_purpose::data); }
+
+// Table 3 of 000 (p = 1e-10, bf16/fp32 exponent n = 8): sigma, Delta_crit, position.
+struct table3_row {
+  double sigma, delta, position;
+};
+constexpr table3_row k_table3[] = {{2.42, 18.14, 2.82}, {1.99, 14.92, 3.10}, {1.72, 12.87, 3.31},
+                                   {1.81, 13.57, 3.24}, {1.79, 13.40, 3.26}, {1.77, 13.28, 3.27}};
+
+TEST(DeltaCrit, ReproducesTable3) {
+  // Tolerances of the issue: Delta_crit within 0.05, position within 0.01.
+  for (const auto& r : k_table3) {
+    const auto c = delta_crit(r.sigma, 1e-10);
+    ASSERT_TRUE(c) << r.sigma;
+    EXPECT_NEAR(c->delta, r.delta, 0.05) << "sigma " << r.sigma;
+    EXPECT_NEAR(exponent_position(c->delta, 8), r.position, 0.01) << "sigma " << r.sigma;
+  }
+}
+
+int local_maxima(double sigma, double p, double delta) {
+  int peaks = 0;
+  const double lo = -6 * sigma, hi = delta + 6 * sigma, h = sigma * 1e-3;
+  double a = mixture_density(lo - h, sigma, p, delta, 0), b = mixture_density(lo, sigma, p, delta, 0);
+  for (double y = lo + h; y < hi; y += h) {
+    const double c = mixture_density(y, sigma, p, delta, 0);
+    peaks += b > a && b > c;
+    a = b, b = c;
+  }
+  return peaks;
+}
+
+TEST(DeltaCrit, IsTheOnsetOfBimodality) {
+  // At Delta_crit the stationary point y* has f' = f'' = 0; just below the
+  // mixture has one mode, just above two. (p = 0.05 keeps the second mode
+  // visible in double precision; p = 1e-10 puts it 1e-10 below the first.)
+  for (double sigma : {0.5, 1.0, 1.99}) {
+    const auto c = delta_crit(sigma, 0.05);
+    ASSERT_TRUE(c);
+    const double f = mixture_density(c->y_star, sigma, 0.05, c->delta, 0);
+    EXPECT_LT(std::fabs(mixture_density(c->y_star, sigma, 0.05, c->delta, 1)) * sigma / f, 1e-6);
+    EXPECT_LT(std::fabs(mixture_density(c->y_star, sigma, 0.05, c->delta, 2)) * sigma * sigma / f, 1e-6);
+    EXPECT_EQ(local_maxima(sigma, 0.05, c->delta * 0.98), 1) << sigma;
+    EXPECT_EQ(local_maxima(sigma, 0.05, c->delta * 1.02), 2) << sigma;
+  }
+}
+
+std::vector<double> draw(size_t n, uint64_t salt, auto&& dist) {
+  rng g = test_rng(salt);
+  std::vector<double> v(n);
+  for (auto& x : v) x = dist(g);
+  return v;
+}
+
+TEST(Folding, ReferenceValues) {
+  // Siffer et al.: uniform data sit at the boundary, Phi = 1; N(mu, 1) gives
+  // Phi = 4 (1 - 2/pi) with the pivot at mu. n = 200000: sampling sd of Phi ~ 0.005.
+  const auto u = draw(200000, 1, boost::random::uniform_real_distribution<double>(0, 1));
+  const auto fu = stats::folding_test(u);
+  EXPECT_NEAR(fu.phi, 1.0, 0.02);
+  EXPECT_NEAR(fu.pivot, 0.5, 0.01);
+  const auto g = draw(200000, 2, boost::random::normal_distribution<double>(1, 1));
+  const auto fg = stats::folding_test(g);
+  EXPECT_NEAR(fg.phi, 4 * (1 - 2 / std::numbers::pi), 0.02);
+  EXPECT_NEAR(fg.pivot, 1.0, 0.02);
+  EXPECT_TRUE(fg.unimodal);
+  EXPECT_LT(fg.p_value, 1e-6);  // clearly unimodal: |Phi - 1| = 0.45 at n = 2e5
+  // A symmetric two-mode mixture: multimodal, pivot between the modes.
+  auto mix = draw(20000, 3, boost::random::normal_distribution<double>(0, 1));
+  for (size_t i = 0; i < mix.size(); i += 2) mix[i] += 10;
+  const auto fm = stats::folding_test(mix);
+  EXPECT_FALSE(fm.unimodal);
+  EXPECT_NEAR(fm.pivot, 5.0, 0.2);
+  EXPECT_LT(fm.p_value, 1e-6);
+}
+
+TEST(Folding, PValueInvertsTheRfoldingBound) {
+  // Rfolding: q(n, d, p) = (a (1 - p) - b ln p)(ln d + c) / sqrt(n); |Phi - 1| = q has p-value p.
+  for (double p : {0.5, 0.05, 0.01, 1e-4})
+    for (int n : {100, 10000}) {
+      const double q = (0.4785 * (1 - p) - 0.1946 * std::log(p)) * 2.0287 / std::sqrt(double(n));
+      EXPECT_NEAR(stats::folding_p_value(1 - q, n), p, 1e-9 * std::max(1.0, 1 / p) * p + 1e-12) << p << " " << n;
+    }
+  EXPECT_EQ(stats::folding_p_value(1.0, 100), 1.0);
+}
+
+// The integral of |F_a - F_b| on a fine grid (midpoint rule): the definition.
+double w1_by_integral(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> sa = a, sb = b;
+  std::sort(sa.begin(), sa.end()), std::sort(sb.begin(), sb.end());
+  const double lo = std::min(sa.front(), sb.front()), hi = std::max(sa.back(), sb.back());
+  const int steps = 400000;
+  const double h = (hi - lo) / steps;
+  double w = 0;
+  for (int i = 0; i < steps; ++i) {
+    const double x = lo + (i + 0.5) * h;
+    const double fa = double(std::upper_bound(sa.begin(), sa.end(), x) - sa.begin()) / double(sa.size());
+    const double fb = double(std::upper_bound(sb.begin(), sb.end(), x) - sb.begin()) / double(sb.size());
+    w += std::fabs(fa - fb) * h;
+  }
+  return w;
+}
+
+TEST(Wasserstein, AgreesWithTheIntegralOfCdfDifference) {
+  for (uint64_t salt = 10; salt < 16; ++salt) {
+    const auto a = draw(50 + salt * 7, salt, boost::random::normal_distribution<double>(0, 1));
+    const auto b = draw(80 + salt * 3, salt + 100, boost::random::normal_distribution<double>(0.5 * double(salt % 3), 2));
+    const double exact = stats::wasserstein1(a, b), grid = w1_by_integral(a, b);
+    EXPECT_NEAR(exact, grid, 1e-3 * std::max(1.0, grid)) << salt;
+  }
+  // Equal sizes: eq. (3) of 000 is the same distance.
+  const auto a = draw(300, 20, boost::random::normal_distribution<double>(0, 1));
+  const auto b = draw(300, 21, boost::random::uniform_real_distribution<double>(-1, 3));
+  EXPECT_NEAR(stats::wasserstein1(a, b), stats::wasserstein1_equal_n(a, b), 1e-12);
+  // A shift moves every unit of mass by the shift.
+  std::vector<double> c = a;
+  for (auto& x : c) x += 7.25;
+  EXPECT_NEAR(stats::wasserstein1(a, c), 7.25, 1e-12);
+}
+
+TEST(RobustZ, ScoresTheLargestValue) {
+  const std::vector<double> v = {1, 2, 3, 4, 100};
+  // median 3, |x - 3| = {2, 1, 0, 1, 97}, MAD = 1, z = 97 / 1.4826.
+  EXPECT_NEAR(stats::robust_z_max(v), 97 / 1.4826, 1e-12);
+  EXPECT_TRUE(std::isinf(stats::robust_z_max(std::vector<double>{1, 1, 1, 1, 2})));
+  EXPECT_EQ(stats::robust_z_max(std::vector<double>{2, 2, 2}), 0.0);
+}
+
+TEST(StatCommand, RunsATestOnATextFile) {
+  const auto d = scratch_dir("stat");
+  {
+    std::ofstream f(d + "/v.txt");
+    f << "# log-norms\n";
+    rng g = test_rng(30);
+    boost::random::normal_distribution<double> n(0, 1);
+    for (int i = 0; i < 500; ++i) f << n(g) + (i % 10 == 0 ? 20.0 : 0.0) << (i % 7 ? " " : ",\n");
+  }
+  auto r = run_cli("stat folding_w1 " + d + "/v.txt");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = json::parse(r.output);
+  EXPECT_EQ(j["n"], 500);
+  EXPECT_FALSE(j["unimodal"].get<bool>());
+  EXPECT_GT(j["w1"].get<double>(), 3.0);
+  EXPECT_EQ(j["decision"], "SDC");
+  auto u = run_cli("stat folding " + d + "/v.txt");
+  ASSERT_EQ(u.code, 0);
+  EXPECT_EQ(json::parse(u.output)["decision"], "multimodal");
+  {
+    std::ofstream f(d + "/bad.txt");
+    f << "1 2 x3\n";
+  }
+  auto bad = run_cli("stat folding " + d + "/bad.txt");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("bad.txt: line 1"), std::string::npos) << bad.output;
+  auto unknown = run_cli("stat dipp " + d + "/v.txt");
+  EXPECT_EQ(unknown.code, 2);
+}
+
+TEST(DeltaCritCommand, PrintsTable3Row) {
+  auto r = run_cli("delta-crit --sigma 1.99 --p 1e-10 --exponent-bits 8");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = json::parse(r.output);
+  EXPECT_NEAR(j["delta_crit"].get<double>(), 14.92, 0.05);
+  EXPECT_NEAR(j["position"].get<double>(), 3.10, 0.01);
+  EXPECT_EQ(run_cli("delta-crit --sigma -1").code, 2);
+}
+
+}  // namespace
