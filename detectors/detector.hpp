@@ -253,4 +253,19 @@ class embedding_bag_detector : public detector {
   std::vector<bag_check> checks_;
 };
 
+// ---- Gradients before a collective (000_60f7924e74842bcb.txt) --------------
+
+// What a gradient detector sees: V = {log ||g_i||} over the vectors the
+// device's gradient tensors are cut into (natural log; zero vectors left out).
+// An Inf/NaN element makes its entry non-finite; detectors flag that.
+struct gradient_data {
+  const double* log_norms = nullptr;
+  int64_t m = 0;
+};
+
+class gradient_detector : public detector {
+ public:
+  virtual verdict verify(const gradient_data& d) = 0;
+};
+
 }  // namespace sdc

@@ -193,7 +193,8 @@ INSTANTIATE_TEST_SUITE_P(
         bad_suite_case{"wrong_type_bit.json", "/axes/bit/0", "expected a string or a number"},
         bad_suite_case{"int8_gemm_exponent_bit.json", "/axes/bit/0", "no exponent bits"},
         bad_suite_case{"int8_modulus_too_large.json", "/detectors/0", "expected 2..128"},
-        bad_suite_case{"eb_4bit_high_bit.json", "/axes/bit/0", "a 4-bit code has bits 0-3"}),
+        bad_suite_case{"eb_4bit_high_bit.json", "/axes/bit/0", "a 4-bit code has bits 0-3"},
+        bad_suite_case{"gradient_file_shape.json", "/axes/shape/0", "shape=file needs a file source"}),
     [](const auto& info) {
       std::string n = info.param.file;
       return n.substr(0, n.find('.'));
@@ -378,4 +379,25 @@ TEST(CliSlow, EmbeddingBagTable3SmokeAttributesFalseAlarms) {
     EXPECT_EQ(fa > 0 ? m["clean.false_alarm_from_rsum.count"].get<double>() : 0.0, double(fa)) << c["key"];
     EXPECT_GT(m["clean.rsum_err_rel_max.count"].get<double>(), 0) << c["key"];
   }
+}
+
+// 000 Table 1 smoke: type-1 flips cut per row are all found by Algorithm 1
+// with no false alarm; the same single flip is invisible among per-element
+// log-magnitudes (one value in 65536 barely moves the folding statistic).
+TEST(CliSlow, GradientTable1Smoke) {
+  const auto d = scratch_dir("grad_table1");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_table1.json --scale smoke --out " + d + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json res = read_json(d + "/r.json");
+  int checked = 0;
+  for (const auto& c : res["cells"]) {
+    if (c["detector"]["label"] != "folding_w1" || !c["skipped"].is_null()) continue;
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"];
+    const auto& a = c["axes"];
+    if (a["bit"] == "exp1" && a["fault_count"] == "1") {
+      ++checked;
+      EXPECT_EQ(c["faulty"]["detected"], a["split"] == "per_row" ? c["faulty"]["trials"] : json(0)) << c["key"];
+    }
+  }
+  EXPECT_EQ(checked, 4);
 }

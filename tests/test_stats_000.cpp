@@ -7,12 +7,14 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 #include <fstream>
+#include <bit>
 #include <numbers>
 
 #include "cli_runner.hpp"
 #include "detectors/stats/unimodality.hpp"
 #include "harness/random/streams.hpp"
 #include "harness/theory/critical_shift.hpp"
+#include "harness/workloads/log_norms.hpp"
 
 using namespace sdc;
 using namespace sdc::testing;
@@ -145,6 +147,27 @@ TEST(RobustZ, ScoresTheLargestValue) {
   EXPECT_NEAR(stats::robust_z_max(v), 97 / 1.4826, 1e-12);
   EXPECT_TRUE(std::isinf(stats::robust_z_max(std::vector<double>{1, 1, 1, 1, 2})));
   EXPECT_EQ(stats::robust_z_max(std::vector<double>{2, 2, 2}), 0.0);
+}
+
+TEST(LogNorms, FastEqualsReferenceBitForBit) {
+  rng g = test_rng(40);
+  boost::random::normal_distribution<double> e(-12, 6);
+  std::vector<float> x(5000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(std::exp2(e(g))) * (i % 3 ? 1.0f : -1.0f);
+  x[17] = 3.0e38f;  // an exponent flip's size: its square needs fp64
+  std::vector<uint16_t> b(x.size());
+  for (size_t i = 0; i < x.size(); ++i) b[i] = uint16_t(std::bit_cast<uint32_t>(x[i]) >> 16);
+  for (int64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 100, 257, 1000, 4999})
+    for (int64_t off : {0, 1, 3}) {
+      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_fast(x.data() + off, n)),
+                std::bit_cast<uint64_t>(sum_squares_reference(x.data() + off, n))) << n << " +" << off;
+      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_bf16_fast(b.data() + off, n)),
+                std::bit_cast<uint64_t>(sum_squares_bf16_reference(b.data() + off, n))) << n << " +" << off;
+    }
+  EXPECT_TRUE(std::isfinite(log_norm_fast(x.data(), 100)));
+  EXPECT_NEAR(log_norm_fast(x.data(), 100), std::log(3.0e38), 1e-6);
+  const float nan = std::nanf("");
+  EXPECT_TRUE(std::isnan(log_norm_fast(&nan, 1)));
 }
 
 TEST(StatCommand, RunsATestOnATextFile) {

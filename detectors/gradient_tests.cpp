@@ -1,0 +1,132 @@
+// Detectors on the log gradient norms of 000_60f7924e74842bcb.txt (workload
+// `gradient`). Each flags a non-finite log-norm (an Inf/NaN element) outright.
+//   folding_w1  Algorithm 1: folding test; if multimodal (Phi < 1, and p-value
+//               < alpha when alpha < 1), W1 between the two sides of the pivot;
+//               SDC iff W1 > tau (default 3). Score = W1 / tau (0 when unimodal).
+//   folding     the folding test alone: SDC iff multimodal. Score = 1 / Phi.
+//   w1          the Wasserstein step alone, pivot = the median. Score = W1 / tau.
+//   robust_z    (max V - median V) / (1.4826 MAD) > z: the outlier check many
+//               training stacks run on gradient norms. Score = z-score / z.
+//   nan_inf     any non-finite log-norm. Score = their count.
+#include <cmath>
+#include <limits>
+#include <span>
+
+#include "detectors/detector.hpp"
+#include "detectors/stats/unimodality.hpp"
+
+namespace sdc {
+namespace {
+
+constexpr double k_inf = std::numeric_limits<double>::infinity();
+
+int64_t count_nonfinite(const gradient_data& d) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < d.m; ++i) bad += !std::isfinite(d.log_norms[i]);
+  return bad;
+}
+
+verdict nonfinite_verdict(int64_t bad) {
+  verdict v{true, k_inf};
+  v.metrics.emplace_back("nonfinite_norms", double(bad));
+  return v;
+}
+
+class folding_w1 final : public gradient_detector {
+ public:
+  folding_w1(double tau, double alpha, bool with_w1) : tau_(tau), alpha_(alpha), with_w1_(with_w1) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const std::span<const double> v(d.log_norms, size_t(d.m));
+    const auto f = stats::folding_test(v);
+    const bool multimodal = !f.unimodal && (alpha_ >= 1 || f.p_value < alpha_);
+    verdict out;
+    out.metrics = {{"phi", f.phi}, {"p_value", f.p_value}, {"pivot", f.pivot}};
+    if (!with_w1_) {
+      out.flagged = multimodal;
+      out.score = f.phi > 0 ? 1 / f.phi : k_inf;
+      return out;
+    }
+    const double w = multimodal ? stats::pivot_split_w1(v, f.pivot) : 0.0;
+    out.metrics.emplace_back("w1", w);
+    out.flagged = multimodal && w > tau_;
+    out.score = w / tau_;
+    return out;
+  }
+
+ private:
+  double tau_, alpha_;
+  bool with_w1_;
+};
+
+class median_w1 final : public gradient_detector {
+ public:
+  explicit median_w1(double tau) : tau_(tau) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const std::span<const double> v(d.log_norms, size_t(d.m));
+    const double w = stats::pivot_split_w1(v, stats::median(std::vector<double>(v.begin(), v.end())));
+    verdict out{w > tau_, w / tau_};
+    out.metrics.emplace_back("w1", w);
+    return out;
+  }
+
+ private:
+  double tau_;
+};
+
+class robust_z final : public gradient_detector {
+ public:
+  explicit robust_z(double z) : z_(z) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const double z = stats::robust_z_max(std::span<const double>(d.log_norms, size_t(d.m)));
+    verdict out{!(z <= z_), z / z_};
+    out.metrics.emplace_back("z", std::isfinite(z) ? z : 1e300);
+    return out;
+  }
+
+ private:
+  double z_;
+};
+
+class gradient_nan_inf final : public gradient_detector {
+ public:
+  verdict verify(const gradient_data& d) override {
+    const int64_t bad = count_nonfinite(d);
+    return {bad > 0, double(bad)};
+  }
+};
+
+const param_spec k_tau{"tau", param_spec::type::number, 3.0, "W1 threshold (the paper: 3)", {}};
+const param_spec k_alpha{"alpha", param_spec::type::number, 1.0,
+                         "folding p-value level; 1 = Phi < 1 alone decides (the paper's rule)", {}};
+
+SDCBENCH_REGISTER_DETECTOR({"gradient", "folding_w1",
+                            "000 Algorithm 1: folding test, then W1 between the sides of its pivot > tau (score = W1 / tau)",
+                            {k_tau, k_alpha},
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<folding_w1>(p.number("tau"), p.number("alpha"), true);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<folding_w1>(3.0, p.number("alpha"), false);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
+                            {k_tau},
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<median_w1>(p.number("tau"));
+                            }});
+SDCBENCH_REGISTER_DETECTOR({"gradient", "robust_z",
+                            "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
+                            {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<robust_z>(p.number("z"));
+                            }});
+SDCBENCH_REGISTER_DETECTOR({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
+                            [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<gradient_nan_inf>();
+                            }});
+
+}  // namespace
+}  // namespace sdc

@@ -1,0 +1,359 @@
+// The gradient workload of 000_60f7924e74842bcb.txt: one device's gradient
+// tensors before a collective, cut into vectors whose log-norms
+// V = {log ||g_i||} the detectors test (Algorithm 1).
+//
+// Tensors: synthetic (`tensors` tensors of `shape`, values from
+// `distribution`: log_magnitude(mu,sigma) = sign * 2^N(mu, sigma^2) as in
+// Table 3, normal(0,1) as in Figure 2, ...), or read from a file: `source`
+// file(PATH) (.npy), file(PATH#NAME) (one .safetensors tensor) or
+// file(PATH#*) (every tensor of a .safetensors file). Values are rounded to
+// `dtype` (bf16, fp16, fp32) and held exactly in float.
+// Split (`split`, the paper leaves it open): per_tensor, per_row (the last
+// dimension is a row), or block(N) (consecutive N elements, the last block
+// shorter). Zero vectors have no log-norm and are left out of V.
+// Faults: `fault_count` elements, each drawn uniformly over all elements of all
+// tensors, changed by the fault model (the paper's type-1/2/3 are bitflip with
+// bit exp1/exp2/exp3). Trials of one data set (`faults_per_pair`) share the
+// clean tensors; each fault recomputes only the vectors it touched (with the
+// same kernel, so V equals a full recompute bit for bit).
+// Significance: the worst change of a touched vector's norm: masked if V is
+// unchanged, small if |norm'/norm - 1| <= 1e-3, large otherwise (or non-finite).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <regex>
+
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "harness/campaign/workload.hpp"
+#include "harness/errors.hpp"
+#include "harness/io/npy.hpp"
+#include "harness/io/safetensors.hpp"
+#include "harness/random/distributions.hpp"
+#include "harness/workloads/log_norms.hpp"
+#include "harness/workloads/tensor_view.hpp"
+#include "injectors/inject.hpp"
+
+namespace sdc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+struct tensor_data {
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+};
+
+// Tensors from a file spec, loaded once per process.
+std::shared_ptr<const std::vector<tensor_data>> load_source(const std::string& spec, const std::string& base_dir) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const std::vector<tensor_data>>> cache;
+  if (!(spec.starts_with("file(") && spec.ends_with(")")))
+    throw value_error("expected synthetic, file(PATH) (.npy), file(PATH#TENSOR) or file(PATH#*) (.safetensors); got '" + spec + "'");
+  const std::string inner = spec.substr(5, spec.size() - 6);
+  const auto hash = inner.find('#');
+  std::filesystem::path file = inner.substr(0, hash);
+  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
+  const std::string key = file.string() + (hash == std::string::npos ? "" : inner.substr(hash));
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto out = std::make_shared<std::vector<tensor_data>>();
+  if (hash == std::string::npos) {
+    const npy_array a = read_npy(file.string());
+    out->push_back({a.shape, a.values()});
+  } else {
+    const std::string name = inner.substr(hash + 1);
+    const auto names = name == "*" ? safetensors_names(file.string()) : std::vector<std::string>{name};
+    for (const auto& n : names) {
+      safetensor t = read_safetensor(file.string(), n);
+      out->push_back({t.shape, std::move(t.values)});
+    }
+  }
+  for (const auto& t : *out)
+    if (t.values.empty()) throw input_error(file.string(), "shape", "expected non-empty tensors");
+  cache[key] = out;
+  return out;
+}
+
+std::vector<int64_t> parse_dims(const std::string& v) {
+  static const std::regex re(R"(\d+(x\d+)*)");
+  if (!std::regex_match(v, re)) throw value_error("expected a tensor shape D1xD2x... (or file for a file source); got '" + v + "'");
+  std::vector<int64_t> dims;
+  size_t pos = 0;
+  while (pos <= v.size()) {
+    const size_t x = v.find('x', pos);
+    dims.push_back(std::stoll(v.substr(pos, x == std::string::npos ? std::string::npos : x - pos)));
+    if (dims.back() < 1) throw value_error("tensor dimensions must be >= 1; got '" + v + "'");
+    if (x == std::string::npos) break;
+    pos = x + 1;
+  }
+  return dims;
+}
+
+struct split_rule {
+  enum class kind { per_tensor, per_row, block } k = kind::per_row;
+  int64_t block = 0;
+  std::string text() const {
+    return k == kind::per_tensor ? "per_tensor" : k == kind::per_row ? "per_row" : fmt::format("block({})", block);
+  }
+};
+split_rule parse_split(const std::string& v) {
+  if (v == "per_tensor") return {split_rule::kind::per_tensor, 0};
+  if (v == "per_row") return {split_rule::kind::per_row, 0};
+  static const std::regex re(R"(block\((\d+)\))");
+  std::smatch m;
+  if (std::regex_match(v, m, re) && std::stoll(m[1]) >= 1) return {split_rule::kind::block, std::stoll(m[1])};
+  throw value_error("expected a split: per_tensor, per_row or block(N); got '" + v + "'");
+}
+
+int64_t parse_count(const std::string& v, const char* what) {
+  size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+  }
+  if (n < 1 || used != v.size()) throw value_error(fmt::format("{}: expected an integer >= 1; got '{}'", what, v));
+  return n;
+}
+
+struct grad_cell {
+  const format* dtype = nullptr;
+  std::shared_ptr<const std::vector<tensor_data>> file;  // null: synthetic
+  std::vector<int64_t> shape;
+  int64_t tensors = 1, fault_count = 1, faults_per_pair = 1;
+  distribution dist;
+  split_rule split;
+  fault_model model;
+  bit_choice bits;
+};
+
+grad_cell parse_cell(const cell& c) {
+  grad_cell g;
+  g.dtype = &format_by_name(c.at("dtype"));
+  if (c.at("source") != "synthetic") g.file = load_source(c.at("source"), c.base_dir);
+  if (c.at("shape") != "file") g.shape = parse_dims(c.at("shape"));
+  g.tensors = parse_count(c.at("tensors"), "tensors");
+  g.fault_count = parse_count(c.at("fault_count"), "fault_count");
+  g.faults_per_pair = parse_count(c.at("faults_per_pair"), "faults_per_pair");
+  g.dist = parse_distribution(c.at("distribution"), c.base_dir);
+  g.split = parse_split(c.at("split"));
+  g.model = parse_fault_model(c.at("fault"));
+  g.bits = parse_bit_choice(c.at("bit"));
+  return g;
+}
+
+struct vector_ref {
+  int64_t tensor, offset, length;
+};
+
+class gradient_runner final : public cell_runner {
+ public:
+  gradient_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+    std::string why, axis;
+    spec_ = {g_.model, *resolve_fault_bits(g_.model, g_.bits, *g_.dtype, &why, &axis), site_rule{}};
+    const detector_context ctx{g_.dtype, g_.dtype, c.axes_json()};
+    for (const auto& d : detectors)
+      detectors_.emplace_back(dynamic_cast<gradient_detector*>(d.info->make(detector_params(d.params, g_.dtype), ctx).release()));
+    // Tensor shapes and the vectors they are cut into.
+    if (g_.file) {
+      for (const auto& t : *g_.file) shapes_.push_back(t.shape.empty() ? std::vector<int64_t>{1} : t.shape);
+    } else {
+      for (int64_t t = 0; t < g_.tensors; ++t) shapes_.push_back(g_.shape);
+    }
+    for (size_t t = 0; t < shapes_.size(); ++t) {
+      int64_t n = 1;
+      for (int64_t d : shapes_[t]) n *= d;
+      data_.emplace_back(static_cast<size_t>(n));
+      const int64_t len = g_.split.k == split_rule::kind::per_tensor ? n
+                          : g_.split.k == split_rule::kind::per_row ? shapes_[t].back()
+                                                                    : g_.split.block;
+      for (int64_t o = 0; o < n; o += len) vectors_.push_back({int64_t(t), o, std::min(len, n - o)});
+      first_vector_.push_back(int64_t(vectors_.size()));  // one past this tensor's last vector
+      total_ += n;
+    }
+  }
+
+  trial_result run_trial(trial_kind kind, uint64_t trial) override {
+    trial_result r;
+    r.detector_seconds.assign(detectors_.size(), 0.0);
+    r.verdicts.resize(detectors_.size());
+    const uint64_t pair = kind == trial_kind::faulty ? trial / uint64_t(g_.faults_per_pair) : trial;
+    if (!(have_pair_ && pair_kind_ == kind && pair_ == pair)) {
+      rng data = make_stream(seed_, hash_, pair, kind, stream_purpose::data);
+      for (size_t t = 0; t < data_.size(); ++t) {
+        auto& x = data_[t];
+        if (g_.file) {
+          const auto& src = (*g_.file)[t].values;
+          for (size_t i = 0; i < x.size(); ++i) x[i] = round_into<float>(*g_.dtype, src[i]);
+        } else {
+          for (auto& v : x) v = round_into<float>(*g_.dtype, g_.dist.sample(data));
+        }
+      }
+      const auto t0 = clock_type::now();
+      clean_v_.resize(vectors_.size());
+      for (size_t i = 0; i < vectors_.size(); ++i) clean_v_[i] = log_norm(vectors_[i]);
+      r.kernel_seconds = seconds_since(t0);
+      r.kernel_ran = true;
+      have_pair_ = true, pair_kind_ = kind, pair_ = pair;
+    }
+    v_ = clean_v_;
+    std::vector<std::tuple<int64_t, int64_t, float>> undo;  // tensor, element, old value
+    if (kind == trial_kind::faulty) {
+      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
+      std::vector<int64_t> touched;
+      for (int64_t f = 0; f < g_.fault_count; ++f) {
+        // An element uniform over all tensors; a directed flip whose bit is
+        // already at its target redraws the element (up to the injectors' limit).
+        bool applied = false;
+        for (int attempt = 0; attempt < k_directed_flip_attempts && !applied; ++attempt) {
+          int64_t e = boost::random::uniform_int_distribution<int64_t>(0, total_ - 1)(frng), t = 0;
+          while (e >= int64_t(data_[size_t(t)].size())) e -= int64_t(data_[size_t(t)].size()), ++t;
+          auto& x = data_[size_t(t)];
+          const tensor_view view{g_.dtype, &x[size_t(e)], 1, 1};
+          const float old = x[size_t(e)];
+          const auto nb = apply_fault(spec_.model, *g_.dtype, spec_.bits, view.bits_at(0), frng);
+          if (!nb) continue;
+          view.set_bits(0, *nb);
+          undo.emplace_back(t, e, old);
+          touched.push_back(vector_of(t, e));
+          applied = true;
+        }
+        if (!applied) {
+          for (auto it = undo.rbegin(); it != undo.rend(); ++it) data_[size_t(std::get<0>(*it))][size_t(std::get<1>(*it))] = std::get<2>(*it);
+          r.skipped = true;
+          r.skip_reason = fmt::format("no element with the bit at its source value in {} draws", k_directed_flip_attempts);
+          return r;
+        }
+      }
+      for (int64_t i : touched) v_[size_t(i)] = log_norm(vectors_[size_t(i)]);
+      label_significance(touched, r);
+    }
+    // V without zero vectors (no log-norm).
+    compact_.clear();
+    for (double x : v_)
+      if (x != -INFINITY) compact_.push_back(x);
+    const gradient_data d{compact_.data(), int64_t(compact_.size())};
+    for (size_t k = 0; k < detectors_.size(); ++k) {
+      const auto t1 = clock_type::now();
+      r.verdicts[k] = detectors_[k]->verify(d);
+      r.detector_seconds[k] += seconds_since(t1);
+    }
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) data_[size_t(std::get<0>(*it))][size_t(std::get<1>(*it))] = std::get<2>(*it);
+    return r;
+  }
+
+ private:
+  double log_norm(const vector_ref& v) const { return log_norm_fast(data_[size_t(v.tensor)].data() + v.offset, v.length); }
+
+  int64_t vector_of(int64_t t, int64_t e) const {
+    const int64_t base = t == 0 ? 0 : first_vector_[size_t(t - 1)];
+    const int64_t len = vectors_[size_t(base)].length;  // every vector of a tensor but its last has this length
+    return base + e / len;
+  }
+
+  void label_significance(const std::vector<int64_t>& touched, trial_result& r) const {
+    r.band = significance::masked;
+    for (int64_t i : touched) {
+      const double a = clean_v_[size_t(i)], b = v_[size_t(i)];
+      if (a == b || (std::isnan(a) && std::isnan(b))) continue;
+      const double rel = std::isfinite(b) ? std::fabs(std::expm1(b - a)) : INFINITY;
+      const significance band = rel <= k_small_fault_rel ? significance::small : significance::large;
+      if (int(band) > int(r.band)) r.band = band;
+      r.err_rel = std::max(r.err_rel, std::isfinite(rel) ? rel : 1e300);
+      r.err_ulps = std::max(r.err_ulps, std::isfinite(b) ? std::fabs(b - a) : 1e300);  // change of the log-norm
+    }
+  }
+
+  grad_cell g_;
+  uint64_t seed_, hash_;
+  fault_spec spec_;
+  std::vector<std::unique_ptr<gradient_detector>> detectors_;
+  std::vector<std::vector<int64_t>> shapes_;
+  std::vector<std::vector<float>> data_;
+  std::vector<vector_ref> vectors_;
+  std::vector<int64_t> first_vector_;
+  int64_t total_ = 0;
+  bool have_pair_ = false;
+  trial_kind pair_kind_ = trial_kind::clean;
+  uint64_t pair_ = 0;
+  std::vector<double> clean_v_, v_, compact_;
+};
+
+class gradient_workload final : public workload {
+ public:
+  gradient_workload() {
+    auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
+    axes_ = {
+        {"dtype", "element format of the gradients: bf16, fp16, fp32", {"bf16"},
+         simple([](const std::string& v) { return std::string(format_by_name(v).name); })},
+        {"source", "synthetic, or file(PATH) (.npy), file(PATH#TENSOR), file(PATH#*) (.safetensors)", {"synthetic"},
+         [](const std::string& v, const std::string& dir) {
+           if (v != "synthetic") load_source(v, dir);  // fails early on a bad file
+           return v;
+         }},
+        {"shape", "shape of each synthetic tensor, D1xD2x... (the last dimension is a row); file for a file source",
+         {"2560x2560"}, simple([](const std::string& v) {
+           if (v == "file") return v;
+           const auto d = parse_dims(v);
+           std::string s;
+           for (auto x : d) s += (s.empty() ? "" : "x") + std::to_string(x);
+           return s;
+         })},
+        {"tensors", "number of synthetic tensors of that shape", {"1"},
+         simple([](const std::string& v) { return std::to_string(parse_count(v, "tensors")); })},
+        {"distribution", "synthetic values: log_magnitude(mu,sigma) (sign * 2^N(mu, sigma^2), 000 Table 3), normal(0,1), ...",
+         {"log_magnitude(-12,2)"}, [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
+        {"split", "how tensors are cut into vectors: per_tensor, per_row, block(N)", {"per_row"},
+         simple([](const std::string& v) { return parse_split(v).text(); })},
+        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip"},
+         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
+        {"bit", "bit(s) for bit models: exp1 (type-1), exp2, exp3, ...; none for other models", {"exp1"},
+         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        {"fault_count", "elements changed per faulty trial", {"1"},
+         simple([](const std::string& v) { return std::to_string(parse_count(v, "fault_count")); })},
+        {"faults_per_pair", "faulty trials that share one set of clean tensors", {"1"},
+         simple([](const std::string& v) { return std::to_string(parse_count(v, "faults_per_pair")); })},
+    };
+  }
+  std::string name() const override { return "gradient"; }
+  std::string summary() const override {
+    return "log-norms of one device's gradient vectors before a collective (000); bf16/fp16/fp32, synthetic or from files";
+  }
+  const std::vector<axis_def>& axes() const override { return axes_; }
+
+  std::optional<skip_info> skip_reason(const cell& c) const override {
+    const grad_cell g = parse_cell(c);
+    if (g.dtype != &bf16() && g.dtype != &fp16() && g.dtype != &fp32())
+      return skip_info{"dtype", fmt::format("gradients are bf16, fp16 or fp32, not {}", g.dtype->name)};
+    if (g.file && c.at("shape") != "file")
+      return skip_info{"shape", "a file source takes its shapes from the file: use shape=file"};
+    if (!g.file && c.at("shape") == "file") return skip_info{"shape", "shape=file needs a file source"};
+    if (g.file && g.tensors != 1) return skip_info{"tensors", "a file source gives its own tensors: use tensors=1"};
+    std::string why, axis;
+    if (!resolve_fault_bits(g.model, g.bits, *g.dtype, &why, &axis)) return skip_info{axis, why};
+    return std::nullopt;
+  }
+  detector_context context(const cell& c) const override {
+    const format* f = &format_by_name(c.at("dtype"));
+    return {f, f, c.axes_json()};
+  }
+  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
+                                           uint64_t seed) const override {
+    return std::make_unique<gradient_runner>(c, detectors, seed);
+  }
+
+ private:
+  std::vector<axis_def> axes_;
+};
+
+const bool registered = register_workload(std::make_unique<gradient_workload>());
+
+}  // namespace
+}  // namespace sdc
