@@ -1,5 +1,7 @@
-// Detectors on the log gradient norms of 000_60f7924e74842bcb.txt (workload
-// `gradient`). Each flags a non-finite log-norm (an Inf/NaN element) outright.
+// Detectors on the log gradient norms of 000_60f7924e74842bcb.txt. They see a
+// sample of values, so each is registered for the `gradient` workload (V =
+// log-norms) and for the `mixture` workload (Theorem 1's mixtures, Appendix
+// A's comparisons). Each flags a non-finite value outright.
 //   folding_w1  Algorithm 1: folding test; if multimodal (Phi < 1, and p-value
 //               < alpha when alpha < 1), W1 between the two sides of the pivot;
 //               SDC iff W1 > tau (default 3). Score = W1 / tau (0 when unimodal).
@@ -98,32 +100,42 @@ class gradient_nan_inf final : public gradient_detector {
   }
 };
 
+// Registers a test for both workloads that hand detectors a sample of values.
+bool register_sample_test(detector_info info) {
+  detector_info m = info;
+  m.workload = "mixture";
+  register_detector(std::move(m));
+  return register_detector(std::move(info));
+}
+#define SDCBENCH_REGISTER_SAMPLE_TEST(...) \
+  static const bool SDCBENCH_CONCAT(sdcbench_sample_test_, __LINE__) = register_sample_test(__VA_ARGS__)
+
 const param_spec k_tau{"tau", param_spec::type::number, 3.0, "W1 threshold (the paper: 3)", {}};
 const param_spec k_alpha{"alpha", param_spec::type::number, 1.0,
                          "folding p-value level; 1 = Phi < 1 alone decides (the paper's rule)", {}};
 
-SDCBENCH_REGISTER_DETECTOR({"gradient", "folding_w1",
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "folding_w1",
                             "000 Algorithm 1: folding test, then W1 between the sides of its pivot > tau (score = W1 / tau)",
                             {k_tau, k_alpha},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<folding_w1>(p.number("tau"), p.number("alpha"), true);
                             }});
-SDCBENCH_REGISTER_DETECTOR({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<folding_w1>(3.0, p.number("alpha"), false);
                             }});
-SDCBENCH_REGISTER_DETECTOR({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
                             {k_tau},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<median_w1>(p.number("tau"));
                             }});
-SDCBENCH_REGISTER_DETECTOR({"gradient", "robust_z",
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "robust_z",
                             "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
                             {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<robust_z>(p.number("z"));
                             }});
-SDCBENCH_REGISTER_DETECTOR({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<gradient_nan_inf>();
                             }});

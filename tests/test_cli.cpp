@@ -401,3 +401,22 @@ TEST(CliSlow, GradientTable1Smoke) {
   }
   EXPECT_EQ(checked, 4);
 }
+
+// 000 Table 3 as a suite: every cell's delta_crit and position, computed by
+// the run, within the golden tolerances (0.05 and 0.01) of its published row.
+TEST(Cli, Table3SuiteMatchesThePaper) {
+  const auto d = scratch_dir("table3");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_table3.json --scale smoke --out " + d + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json res = read_json(d + "/r.json");
+  int rows = 0;
+  for (const auto& c : res["cells"]) {
+    ASSERT_FALSE(c["reference"].is_null()) << c["key"];
+    EXPECT_NEAR(c["metrics"]["faulty.delta_crit.mean"].get<double>(),
+                c["reference"]["metrics.faulty.delta_crit.mean"].get<double>(), 0.05) << c["key"];
+    EXPECT_NEAR(c["metrics"]["faulty.position.mean"].get<double>(),
+                c["reference"]["metrics.faulty.position.mean"].get<double>(), 0.01) << c["key"];
+    ++rows;
+  }
+  EXPECT_EQ(rows, 6);
+}

@@ -1,6 +1,7 @@
 #include "harness/random/distributions.hpp"
 
 #include <boost/random/normal_distribution.hpp>
+#include <boost/random/gamma_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
@@ -27,6 +28,8 @@ constexpr dist_syntax k_syntax[] = {
     {"log_magnitude", distribution::kind::log_magnitude, 2, "mu,sigma"},
     {"uniform_int", distribution::kind::uniform_int, 2, "a,b"},
     {"sparse_int", distribution::kind::sparse_int, 3, "p0,a,b"},
+    {"lognormal", distribution::kind::lognormal, 2, "mu,sigma"},
+    {"gamma", distribution::kind::gamma, 2, "k,theta"},
 };
 
 std::string all_forms() {
@@ -69,6 +72,8 @@ double distribution::sample(rng& g) const {
     }
     case kind::uniform_int:
       return double(boost::random::uniform_int_distribution<int64_t>(int64_t(p[0]), int64_t(p[1]))(g));
+    case kind::lognormal: return std::exp(boost::random::normal_distribution<double>(p[0], p[1])(g));
+    case kind::gamma: return boost::random::gamma_distribution<double>(p[0], p[1])(g);
     case kind::sparse_int:
       if (boost::random::uniform_real_distribution<double>(0, 1)(g) < p[0]) return 0.0;
       return double(boost::random::uniform_int_distribution<int64_t>(int64_t(p[1]), int64_t(p[2]))(g));
@@ -125,11 +130,14 @@ distribution parse_distribution(std::string_view text, const std::string& base_d
     if (n != s.nparams)
       throw value_error(fmt::format("{} takes {} parameters ({}); got '{}'", s.name, s.nparams, s.params, text));
     if ((d.k == distribution::kind::normal || d.k == distribution::kind::trunc_normal ||
-         d.k == distribution::kind::abs_normal || d.k == distribution::kind::log_magnitude) &&
+         d.k == distribution::kind::abs_normal || d.k == distribution::kind::log_magnitude ||
+         d.k == distribution::kind::lognormal) &&
         !(d.p[1] > 0))
       throw value_error(fmt::format("{}: sigma must be > 0; got {}", text, d.p[1]));
     if ((d.k == distribution::kind::uniform || d.k == distribution::kind::uniform_int) && !(d.p[0] < d.p[1]))
       throw value_error(fmt::format("{}: need a < b", text));
+    if (d.k == distribution::kind::gamma && !(d.p[0] > 0 && d.p[1] > 0))
+      throw value_error(fmt::format("{}: need k > 0 and theta > 0", text));
     if (d.k == distribution::kind::sparse_int && !(d.p[0] >= 0 && d.p[0] <= 1 && d.p[1] < d.p[2]))
       throw value_error(fmt::format("{}: need 0 <= p0 <= 1 and a < b", text));
     if (d.k == distribution::kind::trunc_normal && !(d.p[2] < d.p[3]))

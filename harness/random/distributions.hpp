@@ -6,6 +6,8 @@
 //   abs_normal(mu,sigma)        |N(mu, sigma^2)|  (the e_max calibration data of 001)
 //   log_magnitude(mu,sigma)     s * 2^N(mu, sigma^2), s = +-1 equally likely (000, Table 3)
 //   uniform_int(a,b)            integers uniform on [a, b]
+//   lognormal(mu,sigma)         exp(N(mu, sigma^2))
+//   gamma(k,theta)              Gamma with shape k and scale theta (skewed)
 //   sparse_int(p0,a,b)          0 with probability p0, else uniform_int(a,b)
 //                               (post-ReLU activations quantized with zero point 0)
 //   npy(PATH)                   values drawn uniformly, with replacement, from a .npy file
@@ -22,7 +24,7 @@
 namespace sdc {
 
 struct distribution {
-  enum class kind { normal, uniform, trunc_normal, abs_normal, log_magnitude, uniform_int, sparse_int, npy };
+  enum class kind { normal, uniform, trunc_normal, abs_normal, log_magnitude, uniform_int, sparse_int, lognormal, gamma, npy };
   kind k = kind::normal;
   double p[4] = {0, 1, 0, 0};
   std::string path;                                  // npy

@@ -90,7 +90,7 @@ json measured_value(const json& cell, const std::string& key) {
 
 std::string number_text(const std::string& key, const json& v) {
   if (v.is_null()) return "-";
-  return key.ends_with(".rate") ? fmt::format("{:.2f}%", 100 * v.get<double>()) : fmt::format("{:.3g}", v.get<double>());
+  return key.ends_with(".rate") ? fmt::format("{:.2f}%", 100 * v.get<double>()) : fmt::format("{:.4g}", v.get<double>());
 }
 
 // "key paper P / ours M" for each published number of the cell.
