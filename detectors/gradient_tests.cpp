@@ -14,8 +14,11 @@
 #include <limits>
 #include <span>
 
+#include <fmt/format.h>
+
 #include "detectors/detector.hpp"
 #include "detectors/stats/unimodality.hpp"
+#include "harness/errors.hpp"
 
 namespace sdc {
 namespace {
@@ -92,6 +95,33 @@ class robust_z final : public gradient_detector {
   double z_;
 };
 
+// Not a detector: records the histogram of the values (never flags), so a
+// result set holds the distribution's shape (000 Figure 2): metrics bin_NN =
+// count in bin NN of [lo, hi), and below / above. The engine's clean.* and
+// faulty.* means are the average histograms of clean and corrupted samples.
+class histogram final : public gradient_detector {
+ public:
+  histogram(double lo, double hi, int bins) : lo_(lo), hi_(hi), bins_(bins) {}
+  verdict verify(const gradient_data& d) override {
+    std::vector<double> count(size_t(bins_ + 2), 0.0);
+    for (int64_t i = 0; i < d.m; ++i) {
+      const double x = d.log_norms[i];
+      if (!(x >= lo_)) ++count[size_t(bins_)];  // below (and NaN)
+      else if (x >= hi_) ++count[size_t(bins_ + 1)];
+      else ++count[size_t(std::min(bins_ - 1, int((x - lo_) / (hi_ - lo_) * bins_)))];
+    }
+    verdict v{false, std::nan("")};
+    for (int b = 0; b < bins_; ++b) v.metrics.emplace_back(fmt::format("bin_{:02d}", b), count[size_t(b)]);
+    v.metrics.emplace_back("below", count[size_t(bins_)]);
+    v.metrics.emplace_back("above", count[size_t(bins_ + 1)]);
+    return v;
+  }
+
+ private:
+  double lo_, hi_;
+  int bins_;
+};
+
 class gradient_nan_inf final : public gradient_detector {
  public:
   verdict verify(const gradient_data& d) override {
@@ -135,6 +165,17 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "robust_z",
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<robust_z>(p.number("z"));
                             }});
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "histogram",
+                               "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
+                               {{"lo", param_spec::type::number, -10.0, "lower edge", {}},
+                                {"hi", param_spec::type::number, 100.0, "upper edge", {}},
+                                {"bins", param_spec::type::integer, 44, "number of bins (1..100)", {}}},
+                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                                 const int64_t bins = p.integer("bins");
+                                 if (bins < 1 || bins > 100 || !(p.number("hi") > p.number("lo")))
+                                   throw value_error("histogram: expected 1 <= bins <= 100 and lo < hi");
+                                 return std::make_unique<histogram>(p.number("lo"), p.number("hi"), int(bins));
+                               }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<gradient_nan_inf>();
