@@ -20,8 +20,6 @@
 namespace sdc {
 namespace {
 
-int64_t row_sum(const int32_t* c, int64_t n) { return row_sum_i32(c, n); }
-
 int64_t mod_pos(int64_t x, int64_t m) {
   const int64_t r = x % m;
   return r < 0 ? r + m : r;
@@ -129,7 +127,7 @@ class abft_int8 final : public int8_gemm_detector {
     int64_t bad = 0;
     rows_.resize(size_t(d.m));
     for (int64_t i = 0; i < d.m; ++i) {
-      const int64_t got = mod_pos(row_sum(d.C + i * d.ldc, d.n), M_), want = mod_pos(d.extra[i * d.ldc], M_);
+      const int64_t got = mod_pos(row_sum_i32(d.C + i * d.ldc, d.n), M_), want = mod_pos(d.extra[i * d.ldc], M_);
       rows_[size_t(i)] = {got, want};
       bad += got != want;
     }
@@ -170,7 +168,7 @@ class abft_int8_exact final : public int8_gemm_detector {
     for (int64_t i = 0; i < d.m; ++i) {
       int64_t expect = 0;
       for (int64_t p = 0; p < d.k; ++p) expect += int64_t(d.A[i * d.lda + p]) * sums_[size_t(p)];
-      rows_[size_t(i)] = {row_sum(d.C + i * d.ldc, d.n), expect};
+      rows_[size_t(i)] = {row_sum_i32(d.C + i * d.ldc, d.n), expect};
       bad += rows_[size_t(i)].first != expect;
     }
     verdict v{bad > 0, double(bad)};

@@ -1,5 +1,7 @@
 #include "harness/campaign/workload.hpp"
 
+#include "harness/errors.hpp"
+
 #include <map>
 
 namespace sdc {
@@ -20,6 +22,18 @@ nlohmann::json cell::axes_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : axes) j[k] = v;
   return j;
+}
+
+int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::string& axis) {
+  size_t used = 0;
+  long long n = min - 1;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+  }
+  if (n < min || used != v.size())
+    throw value_error(axis + ": expected an integer >= " + std::to_string(min) + "; got '" + v + "'");
+  return n;
 }
 
 bool register_workload(std::unique_ptr<workload> w) {

@@ -90,6 +90,10 @@ class workload {
                                                    uint64_t seed) const = 0;
 };
 
+// An axis value that must be an integer >= `min` (counts, sizes); throws
+// value_error "AXIS: expected an integer >= MIN; got 'V'".
+int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::string& axis);
+
 bool register_workload(std::unique_ptr<workload> w);
 const workload* find_workload(const std::string& name);
 std::vector<const workload*> all_workloads();

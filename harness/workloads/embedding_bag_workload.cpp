@@ -204,34 +204,25 @@ class eb_runner final : public cell_runner {
     return true;
   }
 
-  // Exact value of output element (bag, j) of the clean table (undo applied
-  // temporarily when the table is faulty): sum_i w_i alpha_i q_ij + w_i beta_i.
+  // Exact value of output element (bag, j) of the table as it stands (the
+  // clean one, during labelling): sum_i w_i alpha_i q_ij + w_i beta_i.
   void exact_element(mpfr_ptr out, int64_t bag, int64_t j) {
     std::vector<double> a, b;
     for (int64_t p = batch_.offsets[size_t(bag)]; p < batch_.end(bag); ++p) {
       const int64_t i = batch_.indices[size_t(p)];
       const double w = batch_.weights.empty() ? 1.0 : double(batch_.weights[size_t(p)]);
-      a.push_back(w * double(clean_alpha(i))), b.push_back(double(clean_code(i, j)));
-      a.push_back(w * double(clean_beta(i))), b.push_back(1.0);
+      a.push_back(w * double(table_.alpha(i))), b.push_back(double(table_.code(i, j)));
+      a.push_back(w * double(table_.beta(i))), b.push_back(1.0);
     }
     exact_dot(out, a.data(), 1, b.data(), 1, int64_t(a.size()));
   }
 
-  // The clean table's values where the fault may have changed them.
-  template <class F>
-  auto with_clean_table(F f) {
-    uint8_t saved[4];
-    if (undo_.ptr) std::memcpy(saved, undo_.ptr, undo_.n), std::memcpy(undo_.ptr, undo_.bytes, undo_.n);
-    auto v = f();
-    if (undo_.ptr) std::memcpy(undo_.ptr, saved, undo_.n);
-    return v;
-  }
-  float clean_alpha(int64_t i) { return with_clean_table([&] { return table_.alpha(i); }); }
-  float clean_beta(int64_t i) { return with_clean_table([&] { return table_.beta(i); }); }
-  int clean_code(int64_t i, int64_t j) { return with_clean_table([&] { return table_.code(i, j); }); }
 
   void label_significance(trial_result& r) {
     r.band = significance::masked;
+    // The exact values are the clean table's: put its bytes back while labelling.
+    uint8_t faulty[4];
+    if (undo_.ptr) std::memcpy(faulty, undo_.ptr, undo_.n), std::memcpy(undo_.ptr, undo_.bytes, undo_.n);
     mp_value exact;
     for (int64_t b = 0; b < g_.bags; ++b)
       for (int64_t j = 0; j < g_.dim; ++j) {
@@ -246,6 +237,7 @@ class eb_runner final : public cell_runner {
         const double noise_floor = std::max(e.noise, 0.5 * ulp_of(fp32(), e.exact));
         r.err_over_noise = std::max(r.err_over_noise, e.err_ulps * ulp_of(fp32(), e.exact) / noise_floor);
       }
+    if (undo_.ptr) std::memcpy(undo_.ptr, faulty, undo_.n);
   }
 
   // Clean trial: each bag's exact sum E = sum_i w_i (alpha_i C_T[i] + d beta_i)

@@ -396,16 +396,7 @@ class gemm_workload final : public workload {
            return v;
          }},
         {"faults_per_pair", "faulty trials that share one matrix pair (each with its own fault)", {"1"},
-         simple([](const std::string& v) {
-           size_t used = 0;
-           long long n = -1;
-           try {
-             n = std::stoll(v, &used);
-           } catch (const std::exception&) {
-           }
-           if (n < 1 || used != v.size()) throw value_error("faults_per_pair: expected an integer >= 1; got '" + v + "'");
-           return std::to_string(n);
-         })},
+         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "faults_per_pair")); })},
     };
   }
   std::string name() const override { return "gemm"; }

@@ -111,16 +111,6 @@ split_rule parse_split(const std::string& v) {
   throw value_error("expected a split: per_tensor, per_row or block(N); got '" + v + "'");
 }
 
-int64_t parse_count(const std::string& v, const char* what) {
-  size_t used = 0;
-  long long n = -1;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-  }
-  if (n < 1 || used != v.size()) throw value_error(fmt::format("{}: expected an integer >= 1; got '{}'", what, v));
-  return n;
-}
 
 struct grad_cell {
   const format* dtype = nullptr;
@@ -138,9 +128,9 @@ grad_cell parse_cell(const cell& c) {
   g.dtype = &format_by_name(c.at("dtype"));
   if (c.at("source") != "synthetic") g.file = load_source(c.at("source"), c.base_dir);
   if (c.at("shape") != "file") g.shape = parse_dims(c.at("shape"));
-  g.tensors = parse_count(c.at("tensors"), "tensors");
-  g.fault_count = parse_count(c.at("fault_count"), "fault_count");
-  g.faults_per_pair = parse_count(c.at("faults_per_pair"), "faults_per_pair");
+  g.tensors = parse_integer_at_least(c.at("tensors"), 1, "tensors");
+  g.fault_count = parse_integer_at_least(c.at("fault_count"), 1, "fault_count");
+  g.faults_per_pair = parse_integer_at_least(c.at("faults_per_pair"), 1, "faults_per_pair");
   g.dist = parse_distribution(c.at("distribution"), c.base_dir);
   g.split = parse_split(c.at("split"));
   g.model = parse_fault_model(c.at("fault"));
@@ -307,7 +297,7 @@ class gradient_workload final : public workload {
            return s;
          })},
         {"tensors", "number of synthetic tensors of that shape", {"1"},
-         simple([](const std::string& v) { return std::to_string(parse_count(v, "tensors")); })},
+         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "tensors")); })},
         {"distribution", "synthetic values: log_magnitude(mu,sigma) (sign * 2^N(mu, sigma^2), 000 Table 3), normal(0,1), ...",
          {"log_magnitude(-12,2)"}, [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
         {"split", "how tensors are cut into vectors: per_tensor, per_row, block(N)", {"per_row"},
@@ -317,9 +307,9 @@ class gradient_workload final : public workload {
         {"bit", "bit(s) for bit models: exp1 (type-1), exp2, exp3, ...; none for other models", {"exp1"},
          simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
         {"fault_count", "elements changed per faulty trial", {"1"},
-         simple([](const std::string& v) { return std::to_string(parse_count(v, "fault_count")); })},
+         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "fault_count")); })},
         {"faults_per_pair", "faulty trials that share one set of clean tensors", {"1"},
-         simple([](const std::string& v) { return std::to_string(parse_count(v, "faults_per_pair")); })},
+         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "faults_per_pair")); })},
     };
   }
   std::string name() const override { return "gradient"; }

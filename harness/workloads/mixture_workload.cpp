@@ -137,16 +137,8 @@ class mixture_workload final : public workload {
     axes_ = {
         {"base", "the unimodal distribution: normal(mu,sigma) (Theorem 1), lognormal(mu,sigma), gamma(k,theta), ...",
          {"normal(0,1)"}, [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
-        {"n", "sample size", {"1000"}, simple([](const std::string& v) {
-           size_t used = 0;
-           long long n = 0;
-           try {
-             n = std::stoll(v, &used);
-           } catch (const std::exception&) {
-           }
-           if (n < 3 || used != v.size()) throw value_error("n: expected an integer >= 3; got '" + v + "'");
-           return std::to_string(n);
-         })},
+        {"n", "sample size", {"1000"},
+         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 3, "n")); })},
         {"p", "fraction of the sample shifted (Theorem 1's p)", {"0.05"},
          simple([](const std::string& v) { return fmt::format("{}", parse_fraction(v)); })},
         {"shift", "Delta: a number, or crit(R) = R x Delta_crit(p, sigma) (normal base)", {"crit(1)"},
