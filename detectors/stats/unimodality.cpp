@@ -68,12 +68,11 @@ folding_result folding_test(std::span<const double> x) {
   return r;
 }
 
-double wasserstein1(std::span<const double> a, std::span<const double> b) {
-  if (a.empty() || b.empty()) return 0;
-  std::vector<double> sa(a.begin(), a.end()), sb(b.begin(), b.end());
-  std::sort(sa.begin(), sa.end());
-  std::sort(sb.begin(), sb.end());
-  // Walk the merged breakpoints; between consecutive ones both CDFs are constant.
+namespace {
+
+// W1 of two sorted, non-empty samples: walk the merged breakpoints; between
+// consecutive ones both CDFs are constant.
+double w1_of_sorted(const std::vector<double>& sa, const std::vector<double>& sb) {
   const double na = double(sa.size()), nb = double(sb.size());
   size_t i = 0, j = 0;
   double x = std::min(sa[0], sb[0]), w = 0;
@@ -85,6 +84,16 @@ double wasserstein1(std::span<const double> a, std::span<const double> b) {
     while (j < sb.size() && sb[j] == x) ++j;
   }
   return w;
+}
+
+}  // namespace
+
+double wasserstein1(std::span<const double> a, std::span<const double> b) {
+  if (a.empty() || b.empty()) return 0;
+  std::vector<double> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  return w1_of_sorted(sa, sb);
 }
 
 double wasserstein1_equal_n(std::span<const double> a, std::span<const double> b) {
@@ -99,7 +108,10 @@ double wasserstein1_equal_n(std::span<const double> a, std::span<const double> b
 double pivot_split_w1(std::span<const double> x, double pivot) {
   std::vector<double> left, right;
   for (double v : x) (v <= pivot ? left : right).push_back(v);
-  return wasserstein1(left, right);
+  if (left.empty() || right.empty()) return 0;
+  std::sort(left.begin(), left.end());
+  std::sort(right.begin(), right.end());
+  return w1_of_sorted(left, right);
 }
 
 double robust_z_max(std::span<const double> x) {
