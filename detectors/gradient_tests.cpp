@@ -9,6 +9,12 @@
 //   w1          the Wasserstein step alone, pivot = the median. Score = W1 / tau.
 //   robust_z    (max V - median V) / (1.4826 MAD) > z: the outlier check many
 //               training stacks run on gradient norms. Score = z-score / z.
+//   dip         Hartigan's dip test: SDC iff p-value < alpha (default 0.05).
+//               Score = sqrt(m) * dip (the table's scale).
+//   silverman   Silverman's critical-bandwidth test, smoothed bootstrap with B
+//               samples: SDC iff p-value < alpha (0.05). Score = 1 - p-value.
+//   uu_test     the UU-test at alpha (0.01): SDC iff no unimodal uniform-mixture
+//               model fits. Score = 1 if multimodal, else 0.
 //   nan_inf     any non-finite log-norm. Score = their count.
 #include <cmath>
 #include <limits>
@@ -17,7 +23,10 @@
 #include <fmt/format.h>
 
 #include "detectors/detector.hpp"
+#include "detectors/stats/dip.hpp"
+#include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
+#include "detectors/stats/uu_test.hpp"
 #include "harness/errors.hpp"
 
 namespace sdc {
@@ -95,6 +104,53 @@ class robust_z final : public gradient_detector {
   double z_;
 };
 
+class dip_detector final : public gradient_detector {
+ public:
+  explicit dip_detector(double alpha) : alpha_(alpha) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const auto r = stats::dip_test(std::span<const double>(d.log_norms, size_t(d.m)));
+    verdict out{r.p_value < alpha_, std::sqrt(double(d.m)) * r.dip};
+    out.metrics = {{"dip", r.dip}, {"p_value", r.p_value}, {"mode_lo", r.mode_lo}, {"mode_hi", r.mode_hi}};
+    return out;
+  }
+
+ private:
+  double alpha_;
+};
+
+class silverman_detector final : public gradient_detector {
+ public:
+  silverman_detector(double alpha, int64_t B, uint64_t seed) : alpha_(alpha), B_(B), seed_(seed) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const auto r = stats::silverman_test(std::span<const double>(d.log_norms, size_t(d.m)), B_, seed_);
+    verdict out{r.p_value < alpha_, 1 - r.p_value};
+    out.metrics = {{"h_crit", r.h_crit}, {"p_value", r.p_value}};
+    return out;
+  }
+
+ private:
+  double alpha_;
+  int64_t B_;
+  uint64_t seed_;
+};
+
+class uu_detector final : public gradient_detector {
+ public:
+  explicit uu_detector(double alpha) : alpha_(alpha) {}
+  verdict verify(const gradient_data& d) override {
+    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
+    const auto r = stats::uu_test(std::span<const double>(d.log_norms, size_t(d.m)), alpha_);
+    verdict out{!r.unimodal, r.unimodal ? 0.0 : 1.0};
+    out.metrics = {{"segments", double(r.segments)}, {"ks_tests", double(r.ks_tests)}};
+    return out;
+  }
+
+ private:
+  double alpha_;
+};
+
 // Not a detector: records the histogram of the values (never flags), so a
 // result set holds the distribution's shape (000 Figure 2): metrics bin_NN =
 // count in bin NN of [lo, hi), and below / above. The engine's clean.* and
@@ -165,6 +221,36 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "robust_z",
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<robust_z>(p.number("z"));
                             }});
+// A level in (0, 1].
+double level(const detector_params& p, const char* test) {
+  const double a = p.number("alpha");
+  if (!(a > 0 && a <= 1)) throw value_error(fmt::format("{}: expected 0 < alpha <= 1; got {}", test, a));
+  return a;
+}
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "dip",
+                               "Appendix A: Hartigan's dip test (AS 217 + Maechler's fixes), p-value from the qDiptab "
+                               "table < alpha (score = sqrt(m) dip)",
+                               {{"alpha", param_spec::type::number, 0.05, "significance level", {}}},
+                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                                 return std::make_unique<dip_detector>(level(p, "dip"));
+                               }});
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "silverman",
+                               "Appendix A: Silverman's critical-bandwidth test, smoothed bootstrap p-value < alpha "
+                               "(score = 1 - p)",
+                               {{"alpha", param_spec::type::number, 0.05, "significance level", {}},
+                                {"B", param_spec::type::integer, 100, "bootstrap samples (1..100000)", {}},
+                                {"seed", param_spec::type::integer, 0, "bootstrap stream (mixed with the sample's values)", {}}},
+                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                                 const int64_t B = p.integer("B");
+                                 if (B < 1 || B > 100000) throw value_error(fmt::format("silverman: expected 1 <= B <= 100000; got {}", B));
+                                 return std::make_unique<silverman_detector>(level(p, "silverman"), B, uint64_t(p.integer("seed")));
+                               }});
+SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "uu_test",
+                               "Appendix A: the UU-test (KS-uniform segments at alpha; flags when no unimodal model fits)",
+                               {{"alpha", param_spec::type::number, 0.01, "KS level of every segment (the authors: 0.01)", {}}},
+                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                                 return std::make_unique<uu_detector>(level(p, "uu_test"));
+                               }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "histogram",
                                "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
                                {{"lo", param_spec::type::number, -10.0, "lower edge", {}},

@@ -146,11 +146,14 @@ int main(int argc, char** argv) {
   check->add_option("--accumulation", chk.accumulation, "order used to compute C when it is not given");
 
   std::string stat_name, stat_file;
-  double stat_tau = 3.0;
+  sdc::stat_options stat_opt;
   auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
-  stat->add_option("NAME", stat_name, "folding, w1, folding_w1, robust_z")->required();
+  stat->add_option("NAME", stat_name, "folding, w1, folding_w1, robust_z, dip, silverman, uu_test")->required();
   stat->add_option("FILE", stat_file, "values (e.g. log gradient norms)")->required();
-  stat->add_option("--tau", stat_tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau); default 3");
+  stat->add_option("--tau", stat_opt.tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau); default 3");
+  stat->add_option("--alpha", stat_opt.alpha, "level of dip and silverman (default 0.05) and uu_test (default 0.01)");
+  stat->add_option("--B", stat_opt.B, "silverman: bootstrap samples (default 200)");
+  stat->add_option("--seed", stat_opt.seed, "silverman: bootstrap seed (default 0)");
 
   double dc_sigma = 1.0, dc_p = 1e-10;
   int dc_bits = 8;
@@ -235,7 +238,7 @@ int main(int argc, char** argv) {
     }
     if (*list) return cmd_list(list_what);
     if (*stat) {
-      std::cout << sdc::run_stat(stat_name, stat_file, stat_tau).dump(1) << "\n";
+      std::cout << sdc::run_stat(stat_name, stat_file, stat_opt).dump(1) << "\n";
       return 0;
     }
     if (*dcrit) {

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "detectors/stats/dip.hpp"
+#include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
+#include "detectors/stats/uu_test.hpp"
 #include "harness/errors.hpp"
 #include "harness/io/npy.hpp"
 #include "harness/theory/critical_shift.hpp"
@@ -43,7 +46,9 @@ std::vector<double> read_values(const std::string& path) {
   return v;
 }
 
-std::vector<std::string> stat_test_names() { return {"folding", "w1", "folding_w1", "robust_z"}; }
+std::vector<std::string> stat_test_names() {
+  return {"folding", "w1", "folding_w1", "robust_z", "dip", "silverman", "uu_test"};
+}
 
 namespace {
 
@@ -51,7 +56,8 @@ nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::js
 
 }  // namespace
 
-nlohmann::json run_stat(const std::string& name, const std::string& path, double tau) {
+nlohmann::json run_stat(const std::string& name, const std::string& path, const stat_options& opt) {
+  const double tau = opt.tau;
   const auto names = stat_test_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
     throw input_error("NAME", name, fmt::format("expected one of {}", fmt::join(names, ", ")));
@@ -60,6 +66,8 @@ nlohmann::json run_stat(const std::string& name, const std::string& path, double
     if (!std::isfinite(v[i]))
       throw input_error(path, fmt::format("value {}", i), "expected finite numbers (log-norms); got " + std::to_string(v[i]));
   if (v.size() < 3) throw input_error(path, "values", fmt::format("expected at least 3 values; got {}", v.size()));
+  if (opt.alpha == 0 || opt.alpha > 1) throw input_error("--alpha", std::to_string(opt.alpha), "expected a level in (0, 1]");
+  if (opt.B < 1) throw input_error("--B", std::to_string(opt.B), "expected at least 1 bootstrap sample");
   nlohmann::json out = {{"test", name}, {"file", path}, {"n", v.size()}};
   if (name == "folding" || name == "folding_w1") {
     const auto f = stats::folding_test(v);
@@ -85,6 +93,38 @@ nlohmann::json run_stat(const std::string& name, const std::string& path, double
     out["pivot"] = piv;
     out["tau"] = tau;
     out["decision"] = w > tau ? "SDC" : "clean";
+  } else if (name == "dip") {
+    const auto d = stats::dip_test(v);
+    const double alpha = opt.alpha < 0 ? 0.05 : opt.alpha;
+    out["statistic"] = d.dip;
+    out["statistic_name"] = "Hartigan's dip";
+    out["p_value"] = d.p_value;
+    out["pivot"] = nullptr;
+    out["modal_interval"] = {d.mode_lo, d.mode_hi};
+    out["alpha"] = alpha;
+    out["decision"] = d.p_value < alpha ? "multimodal" : "unimodal";
+  } else if (name == "silverman") {
+    const auto s = stats::silverman_test(v, opt.B, opt.seed);
+    const double alpha = opt.alpha < 0 ? 0.05 : opt.alpha;
+    out["statistic"] = s.h_crit;
+    out["statistic_name"] = "critical bandwidth for one mode (Gaussian kernel)";
+    out["p_value"] = s.p_value;
+    out["pivot"] = nullptr;
+    out["B"] = s.B;
+    out["seed"] = opt.seed;
+    out["alpha"] = alpha;
+    out["decision"] = s.p_value < alpha ? "multimodal" : "unimodal";
+  } else if (name == "uu_test") {
+    const double alpha = opt.alpha < 0 ? 0.01 : opt.alpha;
+    const auto u = stats::uu_test(v, alpha);
+    out["statistic"] = u.segments;
+    out["statistic_name"] = "uniform segments of the fitted unimodal model (0 = no unimodal model)";
+    out["p_value"] = nullptr;
+    out["pivot"] = nullptr;
+    out["ks_tests"] = u.ks_tests;
+    out["distinct_values"] = u.n_distinct;
+    out["alpha"] = alpha;
+    out["decision"] = u.unimodal ? "unimodal" : "multimodal";
   } else {
     const double z = stats::robust_z_max(v);
     out["statistic"] = number_or_null(z);
