@@ -1,7 +1,10 @@
 // Cost of the multimodality tests of 000 (Appendix A, Table 2's complexity
 // column) at n = 10^2 .. 10^6: the folding test (O(n)), Algorithm 1 (folding +
-// W1 at the pivot: O(n log n), the sort) and the robust z-score (O(n),
-// selection). Data: N(0,1) with 10 % shifted by 6. The fitted growth exponent
+// W1 at the pivot: O(n log n), the sort), the robust z-score (O(n),
+// selection), Hartigan's dip with its table p-value (O(n log n), the sort),
+// Silverman's test with B = 100 bootstrap samples (the paper: O(n^2 + Bn) for
+// exact KDE sums; ours bins, so O(B (n + grid))) and the UU-test (sort, then
+// KS tests over segments). Data: N(0,1) with 10 % shifted by 6. The fitted growth exponent
 // is the least-squares slope of log(time) on log(n) over the measured sizes,
 // from this run's times.
 #include <benchmark/benchmark.h>
@@ -13,7 +16,10 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
+#include "detectors/stats/dip.hpp"
+#include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
+#include "detectors/stats/uu_test.hpp"
 #include "harness/random/streams.hpp"
 
 namespace {
@@ -51,6 +57,18 @@ int main(int argc, char** argv) {
       const auto& v = sample(n);
       for (auto _ : st) benchmark::DoNotOptimize(sdc::stats::robust_z_max(v));
     })->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+    benchmark::RegisterBenchmark(fmt::format("dip/{}", n).c_str(), [n](benchmark::State& st) {
+      const auto& v = sample(n);
+      for (auto _ : st) benchmark::DoNotOptimize(sdc::stats::dip_test(v));
+    })->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+    benchmark::RegisterBenchmark(fmt::format("silverman/{}", n).c_str(), [n](benchmark::State& st) {
+      const auto& v = sample(n);
+      for (auto _ : st) benchmark::DoNotOptimize(sdc::stats::silverman_test(v, 100, 1));
+    })->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+    benchmark::RegisterBenchmark(fmt::format("uu_test/{}", n).c_str(), [n](benchmark::State& st) {
+      const auto& v = sample(n);
+      for (auto _ : st) benchmark::DoNotOptimize(sdc::stats::uu_test(v));
+    })->Unit(benchmark::kMicrosecond)->MinTime(0.1);
   }
   benchmark::Initialize(&argc, argv);
   sdc::bench::ratio_reporter rep;
@@ -58,9 +76,10 @@ int main(int argc, char** argv) {
   fmt::print("\ncost of the multimodality tests, one thread, this run (growth exponent = slope of log t on log n):\n");
   fmt::print("{:<12}", "test");
   for (int64_t n : k_sizes) fmt::print(" {:>12}", fmt::format("n={}", n));
-  fmt::print(" {:>9} {:>12}\n", "exponent", "complexity");
+  fmt::print(" {:>9} {:>14}\n", "exponent", "paper (Table 2)");
   const std::pair<const char*, const char*> tests[] = {
-      {"folding", "O(n)"}, {"folding_w1", "O(n log n)"}, {"robust_z", "O(n)"}};
+      {"folding", "O(n)"},       {"folding_w1", "O(n log n)"},     {"robust_z", "O(n)"},
+      {"dip", "O(n log n)"},     {"silverman", "O(n^2 + Bn)"},     {"uu_test", "O(n log n)"}};
   for (const auto& [name, cx] : tests) {
     fmt::print("{:<12}", name);
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -73,7 +92,7 @@ int main(int argc, char** argv) {
       sx += x, sy += y, sxx += x * x, sxy += x * y, ++k;
     }
     const double slope = k > 1 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
-    fmt::print(" {:>9.2f} {:>12}\n", slope, cx);
+    fmt::print(" {:>9.2f} {:>14}\n", slope, cx);
   }
   benchmark::Shutdown();
   return 0;
