@@ -402,6 +402,30 @@ TEST(CliSlow, GradientTable1Smoke) {
   EXPECT_EQ(checked, 4);
 }
 
+// 000 Appendix A smoke: on the same samples, every multimodality test sees half
+// of the values shifted by 6 sigma (>= 19 of 20), and none but the robust z
+// and Silverman's test false-alarms on N(0,1) (Silverman: at most 2 of 20).
+TEST(Cli, AppendixASmokeComparesTheTests) {
+  const auto d = scratch_dir("appendix_a");
+  auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_appendix_a.json --scale smoke --out " + d + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json res = read_json(d + "/r.json");
+  int checked = 0;
+  for (const auto& c : res["cells"]) {
+    const std::string label = c["detector"]["label"];
+    if (label.starts_with("robust_z")) continue;
+    const auto& a = c["axes"];
+    if (a["base"] == "normal(0,1)") {
+      EXPECT_LE(c["clean"]["flagged"].get<int>(), label.starts_with("silverman") ? 2 : 0) << label << " " << c["key"];
+      if (a["p"] == "0.5" && a["shift"] == "6") {
+        EXPECT_GE(c["faulty"]["detected"].get<int>(), 19) << label;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 7);  // dip, silverman, uu_test, folding x2, folding_w1, w1
+}
+
 // 000 Table 3 as a suite: every cell's delta_crit and position, computed by
 // the run, within the golden tolerances (0.05 and 0.01) of its published row.
 TEST(Cli, Table3SuiteMatchesThePaper) {
