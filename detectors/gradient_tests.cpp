@@ -17,6 +17,7 @@
 //               model fits. Score = 1 if multimodal, else 0.
 //   nan_inf     any non-finite log-norm. Score = their count.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <span>
 
@@ -73,83 +74,59 @@ class folding_w1 final : public gradient_detector {
   bool with_w1_;
 };
 
-class median_w1 final : public gradient_detector {
+// A test that is a function of the sample alone: the wrapper flags non-finite
+// values first, then hands the finite sample to the function.
+class sample_detector final : public gradient_detector {
  public:
-  explicit median_w1(double tau) : tau_(tau) {}
+  using test_fn = std::function<verdict(std::span<const double>)>;
+  explicit sample_detector(test_fn f) : f_(std::move(f)) {}
   verdict verify(const gradient_data& d) override {
     if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
-    const std::span<const double> v(d.log_norms, size_t(d.m));
-    const double w = stats::pivot_split_w1(v, stats::median(std::vector<double>(v.begin(), v.end())));
-    verdict out{w > tau_, w / tau_};
-    out.metrics.emplace_back("w1", w);
-    return out;
+    return f_(std::span<const double>(d.log_norms, size_t(d.m)));
   }
 
  private:
-  double tau_;
+  test_fn f_;
 };
 
-class robust_z final : public gradient_detector {
- public:
-  explicit robust_z(double z) : z_(z) {}
-  verdict verify(const gradient_data& d) override {
-    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
-    const double z = stats::robust_z_max(std::span<const double>(d.log_norms, size_t(d.m)));
-    verdict out{!(z <= z_), z / z_};
-    out.metrics.emplace_back("z", std::isfinite(z) ? z : 1e300);
-    return out;
-  }
+std::unique_ptr<detector> make_sample_detector(sample_detector::test_fn f) {
+  return std::make_unique<sample_detector>(std::move(f));
+}
 
- private:
-  double z_;
-};
+verdict median_w1(std::span<const double> v, double tau) {
+  const double w = stats::pivot_split_w1(v, stats::median(std::vector<double>(v.begin(), v.end())));
+  verdict out{w > tau, w / tau};
+  out.metrics.emplace_back("w1", w);
+  return out;
+}
 
-class dip_detector final : public gradient_detector {
- public:
-  explicit dip_detector(double alpha) : alpha_(alpha) {}
-  verdict verify(const gradient_data& d) override {
-    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
-    const auto r = stats::dip_test(std::span<const double>(d.log_norms, size_t(d.m)));
-    verdict out{r.p_value < alpha_, std::sqrt(double(d.m)) * r.dip};
-    out.metrics = {{"dip", r.dip}, {"p_value", r.p_value}, {"mode_lo", r.mode_lo}, {"mode_hi", r.mode_hi}};
-    return out;
-  }
+verdict robust_z(std::span<const double> v, double zmax) {
+  const double z = stats::robust_z_max(v);
+  verdict out{!(z <= zmax), z / zmax};
+  out.metrics.emplace_back("z", std::isfinite(z) ? z : 1e300);
+  return out;
+}
 
- private:
-  double alpha_;
-};
+verdict dip(std::span<const double> v, double alpha) {
+  const auto r = stats::dip_test(v);
+  verdict out{r.p_value < alpha, std::sqrt(double(v.size())) * r.dip};
+  out.metrics = {{"dip", r.dip}, {"p_value", r.p_value}, {"mode_lo", r.mode_lo}, {"mode_hi", r.mode_hi}};
+  return out;
+}
 
-class silverman_detector final : public gradient_detector {
- public:
-  silverman_detector(double alpha, int64_t B, uint64_t seed) : alpha_(alpha), B_(B), seed_(seed) {}
-  verdict verify(const gradient_data& d) override {
-    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
-    const auto r = stats::silverman_test(std::span<const double>(d.log_norms, size_t(d.m)), B_, seed_);
-    verdict out{r.p_value < alpha_, 1 - r.p_value};
-    out.metrics = {{"h_crit", r.h_crit}, {"p_value", r.p_value}};
-    return out;
-  }
+verdict silverman(std::span<const double> v, double alpha, int64_t B, uint64_t seed) {
+  const auto r = stats::silverman_test(v, B, seed);
+  verdict out{r.p_value < alpha, 1 - r.p_value};
+  out.metrics = {{"h_crit", r.h_crit}, {"p_value", r.p_value}};
+  return out;
+}
 
- private:
-  double alpha_;
-  int64_t B_;
-  uint64_t seed_;
-};
-
-class uu_detector final : public gradient_detector {
- public:
-  explicit uu_detector(double alpha) : alpha_(alpha) {}
-  verdict verify(const gradient_data& d) override {
-    if (auto bad = count_nonfinite(d)) return nonfinite_verdict(bad);
-    const auto r = stats::uu_test(std::span<const double>(d.log_norms, size_t(d.m)), alpha_);
-    verdict out{!r.unimodal, r.unimodal ? 0.0 : 1.0};
-    out.metrics = {{"segments", double(r.segments)}, {"ks_tests", double(r.ks_tests)}};
-    return out;
-  }
-
- private:
-  double alpha_;
-};
+verdict uu(std::span<const double> v, double alpha) {
+  const auto r = stats::uu_test(v, alpha);
+  verdict out{!r.unimodal, r.unimodal ? 0.0 : 1.0};
+  out.metrics = {{"segments", double(r.segments)}, {"ks_tests", double(r.ks_tests)}};
+  return out;
+}
 
 // Not a detector: records the histogram of the values (never flags), so a
 // result set holds the distribution's shape (000 Figure 2): metrics bin_NN =
@@ -213,13 +190,13 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "folding", "000 ablation: the folding
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
                             {k_tau},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<median_w1>(p.number("tau"));
+                              return make_sample_detector([tau = p.number("tau")](auto v) { return median_w1(v, tau); });
                             }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "robust_z",
                             "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
                             {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<robust_z>(p.number("z"));
+                              return make_sample_detector([z = p.number("z")](auto v) { return robust_z(v, z); });
                             }});
 // A level in (0, 1].
 double level(const detector_params& p, const char* test) {
@@ -232,7 +209,7 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "dip",
                                "table < alpha (score = sqrt(m) dip)",
                                {{"alpha", param_spec::type::number, 0.05, "significance level", {}}},
                                [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 return std::make_unique<dip_detector>(level(p, "dip"));
+                                 return make_sample_detector([a = level(p, "dip")](auto v) { return dip(v, a); });
                                }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "silverman",
                                "Appendix A: Silverman's critical-bandwidth test, smoothed bootstrap p-value < alpha "
@@ -243,13 +220,15 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "silverman",
                                [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                                  const int64_t B = p.integer("B");
                                  if (B < 1 || B > 100000) throw value_error(fmt::format("silverman: expected 1 <= B <= 100000; got {}", B));
-                                 return std::make_unique<silverman_detector>(level(p, "silverman"), B, uint64_t(p.integer("seed")));
+                                 return make_sample_detector([a = level(p, "silverman"), B, seed = uint64_t(p.integer("seed"))](auto v) {
+                                   return silverman(v, a, B, seed);
+                                 });
                                }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "uu_test",
                                "Appendix A: the UU-test (KS-uniform segments at alpha; flags when no unimodal model fits)",
                                {{"alpha", param_spec::type::number, 0.01, "KS level of every segment (the authors: 0.01)", {}}},
                                [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 return std::make_unique<uu_detector>(level(p, "uu_test"));
+                                 return make_sample_detector([a = level(p, "uu_test")](auto v) { return uu(v, a); });
                                }});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "histogram",
                                "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
