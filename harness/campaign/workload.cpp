@@ -1,6 +1,7 @@
 #include "harness/campaign/workload.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/formats/format.hpp"
 
 #include <map>
 
@@ -34,6 +35,11 @@ int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::str
   if (n < min || used != v.size())
     throw value_error(axis + ": expected an integer >= " + std::to_string(min) + "; got '" + v + "'");
   return n;
+}
+
+detector_context dtype_axis_context(const cell& c) {
+  const format* f = &format_by_name(c.at("dtype"));
+  return {f, f, c.axes_json()};
 }
 
 bool register_workload(std::unique_ptr<workload> w) {

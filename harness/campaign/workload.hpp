@@ -94,6 +94,10 @@ class workload {
 // value_error "AXIS: expected an integer >= MIN; got 'V'".
 int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::string& axis);
 
+// The detector context of a workload whose `dtype` axis is both the input and
+// the output format (gemm, gradient).
+detector_context dtype_axis_context(const cell& c);
+
 bool register_workload(std::unique_ptr<workload> w);
 const workload* find_workload(const std::string& name);
 std::vector<const workload*> all_workloads();

@@ -419,10 +419,7 @@ class gemm_workload final : public workload {
     return std::nullopt;
   }
 
-  detector_context context(const cell& c) const override {
-    const format* f = &format_by_name(c.at("dtype"));
-    return {f, f, c.axes_json()};
-  }
+  detector_context context(const cell& c) const override { return dtype_axis_context(c); }
 
   std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
                                            uint64_t seed) const override {

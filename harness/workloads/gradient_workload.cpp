@@ -330,10 +330,7 @@ class gradient_workload final : public workload {
     if (!resolve_fault_bits(g.model, g.bits, *g.dtype, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
-  detector_context context(const cell& c) const override {
-    const format* f = &format_by_name(c.at("dtype"));
-    return {f, f, c.axes_json()};
-  }
+  detector_context context(const cell& c) const override { return dtype_axis_context(c); }
   std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
                                            uint64_t seed) const override {
     return std::make_unique<gradient_runner>(c, detectors, seed);
