@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
 #include "harness/random/distributions.hpp"
-#include "harness/workloads/tensor_view.hpp"
+#include "injectors/tensor_view.hpp"
 
 namespace {
 
@@ -34,7 +34,7 @@ struct tile {
     for (size_t i = 0; i < acc.size(); ++i) C[i] = round_into<float>(bf16(), acc[i]);
     const auto* info = find_detector("gemm", "vabft");
     auto raw = info->make(detector_params(validate_params(*info, nlohmann::json::object()), &bf16()), {&bf16(), &bf16()});
-    det.reset(dynamic_cast<gemm_detector*>(raw.release()));
+    det.reset(detector_cast<gemm_detector>(std::move(raw), "?", "gemm").release());
     det->encode(view(A.data(), B.data(), acc.data(), C.data()));
     det->baseline(view(A.data(), B.data(), acc.data(), C.data()));
     B2 = B, acc2 = acc, C2 = C;

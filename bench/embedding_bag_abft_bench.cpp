@@ -27,10 +27,11 @@
 #include <map>
 #include <vector>
 
+#include "detectors/quantized_detectors.hpp"
 #include "bench/paired_timer.hpp"
 #include "detectors/detector.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/int8_kernels.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include "bench/ratio_reporter.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench/paired_timer.hpp"
-#include "harness/workloads/log_norms.hpp"
+#include "workloads/gradient/log_norms.hpp"
 
 namespace {
 

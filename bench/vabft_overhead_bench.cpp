@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ struct data {
     const format& f = sizeof(T) == 4 ? fp32() : fp64();
     const auto* info = find_detector("gemm", "vabft");
     auto raw = info->make(detector_params(validate_params(*info, nlohmann::json::object()), &f), {&f, &f});
-    det.reset(dynamic_cast<gemm_detector*>(raw.release()));
+    det.reset(detector_cast<gemm_detector>(std::move(raw), "?", "gemm").release());
     view.dtype = view.out_fmt = &f, view.shape = s, view.A = A.data(), view.B = B.data(), view.C = view.acc = C.data();
     det->encode(view);
   }

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
 
 namespace sdc {
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "detectors/detector.hpp"
+#include "detectors/quantized_detectors.hpp"
 
 namespace sdc {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <cmath>
 
-#include "detectors/detector.hpp"
+#include "detectors/quantized_detectors.hpp"
 #include "harness/errors.hpp"
 
 namespace sdc {
@@ -205,7 +205,9 @@ SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8",
                                     "parameter 'modulus' of detector 'abft_int8': expected 2..128 (residues must fit "
                                     "the s8 checksum column); got {}", M));
                               return std::make_unique<abft_int8>(M);
-                            }});
+                            },
+                            false,
+                            {"paper_formula_detect", "theory_detect"}});
 
 SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8_exact",
                             "004 Algorithm 1 without the modulus: int64 row sums of B, A x S_B as a GEMV, exact row "
@@ -213,7 +215,9 @@ SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8_exact",
                             {},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<abft_int8_exact>();
-                            }});
+                            },
+                            false,
+                            {"theory_detect"}});
 
 }  // namespace
 }  // namespace sdc

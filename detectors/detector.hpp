@@ -1,10 +1,16 @@
 // What a detector is, and the registry that finds one by (workload, name).
 //
-// Add a detector by writing one .hpp/.cpp pair in this folder: implement the
-// interface of the workload it guards (gemm_detector below for GEMM) and
-// register it with SDCBENCH_REGISTER_DETECTOR and its typed parameter list.
-// Nothing else changes: CMake globs this folder, `sdcbench list` shows it, and
-// suites name it. See HACKING.md, "Adding a detector".
+// Every detector is a `detector`: reset at the start of an episode, shown one
+// rank's view of each step (workloads/episode.hpp), returning a verdict that
+// may blame a location. Families give typed interfaces on top of it, one
+// header each: gemm_detector.hpp (GEMM), quantized_detectors.hpp (int8 GEMM,
+// EmbeddingBag), sample_detector.hpp (samples of values: gradient log-norms,
+// mixtures). The trial driver runs `episode_detector`s: a per-rank test is
+// wrapped by per_rank() (adapters.hpp), which blames the rank it fired on.
+//
+// Add a detector by writing one .cpp (and .hpp if others need the class) in
+// this folder and registering it with SDCBENCH_REGISTER_DETECTOR and its typed
+// parameter list. See HACKING.md, "Adding a detector".
 #pragma once
 #include <cmath>
 #include <functional>
@@ -15,9 +21,7 @@
 #include <vector>
 
 #include "harness/formats/format.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
-#include "harness/workloads/int8_kernels.hpp"
-#include "injectors/fault_model.hpp"
+#include "workloads/episode.hpp"
 
 namespace sdc {
 
@@ -25,16 +29,22 @@ namespace sdc {
 // (flagged iff score > 1), so a whole threshold sweep can be read off one run.
 // `metrics` are named per-trial numbers (thresholds, tightness, ...); the engine
 // reports their median, mean and max over clean and over faulty trials.
-// A detector that localizes a single faulty output element reports it in
-// `located_row/col` with the value it would write there (`corrected_value`,
-// eq. (10) of 001_e8c16cbdc32a8eac.txt); the runner judges location and
-// correction against the injection record and the exact result.
+// A detector that localizes a faulty output element reports it in
+// `located_row/col` (one of them alone: a row or a column) with the value it
+// would write there (`corrected_value`, eq. (10) of 001_e8c16cbdc32a8eac.txt);
+// `rank` is the rank it blames (per_rank() sets it). The trial driver judges
+// the location against the injection record; the workload judges the
+// correction against the exact result. `evidence` carries what a workload's
+// ground truth may inspect afterwards (EmbeddingBag: each bag's two sums).
 struct verdict {
   bool flagged = false;
   double score = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::pair<std::string, double>> metrics;
   int64_t located_row = -1, located_col = -1;
   double corrected_value = std::numeric_limits<double>::quiet_NaN();
+  int rank = -1;
+  nlohmann::json evidence;  // null unless the detector leaves some
+  location where() const { return {rank, located_row, located_col}; }
 };
 
 // A parameter a detector takes, with its type and default.
@@ -62,12 +72,33 @@ struct detector_context {
   nlohmann::json axes = nlohmann::json::object();  // the cell's canonical axis values
 };
 
+// A per-rank test: sees one rank's view at a time.
 class detector {
  public:
   virtual ~detector() = default;
+  // Start of an episode: drop all verdict state.
+  virtual void reset(const episode_context&) {}
+  // What the detector asks of the workload, e.g. {"extra_columns": 1} (int8:
+  // checksum columns packed with B), {"exact_row_errors": true} (GEMM).
+  virtual nlohmann::json needs() const { return nlohmann::json::object(); }
+  // Before a step's kernel, on its clean inputs (encoding reused weights);
+  // `slot` is the detector's index in the suite (where its encodings go).
+  virtual void encode(const step_view&, size_t /*slot*/) {}
+  // After the kernel (and any fault): the verdict for this rank and step.
+  virtual verdict observe(const step_view& v) = 0;
   // Per-check details of the last verification (thresholds, differences,
   // verdicts), for `sdcbench check-gemm`; null when a detector has none.
   virtual nlohmann::json explain() const { return nullptr; }
+};
+
+// What the trial driver runs: sees every rank's view of a step.
+class episode_detector {
+ public:
+  virtual ~episode_detector() = default;
+  virtual void reset(const episode_context& e) = 0;
+  virtual nlohmann::json needs() const = 0;
+  virtual void encode(const std::vector<const step_view*>& ranks, size_t slot) = 0;
+  virtual verdict observe(const std::vector<const step_view*>& ranks) = 0;
 };
 
 // Parameters after validation against the spec, defaults filled in, and
@@ -94,7 +125,27 @@ struct detector_info {
   std::string summary;   // one line, with the paper/equation it implements
   std::vector<param_spec> params;
   std::function<std::unique_ptr<detector>(const detector_params&, const detector_context&)> make;
+  // A recorder never flags: it records metrics (a histogram) and is listed
+  // under the suite's "recorders", reported without rates.
+  bool recorder = false;
+  // Names of per-trial metrics that are the detector's closed-form detection
+  // probabilities ("paper_formula_detect", "theory_detect"): `show` prints
+  // their means beside the measured rate.
+  std::vector<std::string> closed_forms = {};
+  // A test across ranks (it sees every rank's view at once); when absent the
+  // driver runs `make` per rank through per_rank().
+  std::function<std::unique_ptr<episode_detector>(const detector_params&, const detector_context&)> make_episode = {};
 };
+
+// The detector as its family's interface; a clear error (naming the detector
+// and the interface) instead of an unchecked downcast.
+template <class Family>
+std::unique_ptr<Family> detector_cast(std::unique_ptr<detector> d, const std::string& name, const char* family) {
+  auto* f = dynamic_cast<Family*>(d.get());
+  if (!f) throw std::logic_error("detector '" + name + "' is not a " + family + " detector");
+  d.release();
+  return std::unique_ptr<Family>(f);
+}
 
 bool register_detector(detector_info info);
 const detector_info* find_detector(const std::string& workload, const std::string& name);
@@ -108,164 +159,5 @@ nlohmann::json validate_params(const detector_info& info, const nlohmann::json& 
 #define SDCBENCH_CONCAT(a, b) SDCBENCH_CONCAT_INNER(a, b)
 #define SDCBENCH_REGISTER_DETECTOR(...) \
   static const bool SDCBENCH_CONCAT(sdcbench_registered_, __LINE__) = ::sdc::register_detector(__VA_ARGS__)
-
-// ---- GEMM ----------------------------------------------------------------
-
-// What a GEMM detector sees. T is the accumulator type (float, or double for fp64).
-template <class T>
-struct gemm_data {
-  const format* dtype = nullptr;    // inputs' format (values held exactly in T)
-  const format* out_fmt = nullptr;  // output format (== dtype here)
-  gemm_shape shape;
-  accumulation_order order;
-  const T* A = nullptr;  // m x k, as the kernel read it
-  const T* B = nullptr;  // k x n
-  const T* C = nullptr;  // m x n, as stored (rounded to out_fmt)
-  const T* acc = nullptr;  // m x n accumulator before output rounding (== C when none)
-  // For clean trials when a detector asks for it (needs_exact_row_errors):
-  // per row i, |sum_j C_ij (sequential, accumulator precision) - exact(A_i B 1)|
-  // with the exact value from MPFR: the actual verification difference that
-  // threshold tightness is measured against.
-  const double* exact_row_errors = nullptr;
-};
-
-// What a fault changed, for incremental verification: one element of C (or
-// of the accumulator), a row of A (so row i of C), or a column of B (so column j of C).
-struct gemm_change {
-  enum class kind { output_element, a_row, b_col };
-  kind k = kind::output_element;
-  int64_t i = -1, j = -1;
-};
-
-class gemm_detector : public detector {
- public:
-  virtual bool needs_exact_row_errors() const { return false; }
-  // Called once per trial on the clean inputs, before any fault: encoding that
-  // a deployment does once for reused weights (checksums of B).
-  virtual void encode(const gemm_data<float>& d) = 0;
-  virtual void encode(const gemm_data<double>& d) = 0;
-  // Called on the (possibly faulty) inputs and output.
-  virtual verdict verify(const gemm_data<float>& d) = 0;
-  virtual verdict verify(const gemm_data<double>& d) = 0;
-  // Incremental verification: `baseline` sees the clean pair once; then
-  // `verify_change` sees faulty data that differs from it only where `change`
-  // says, and must return exactly what `verify` would. The defaults verify in full.
-  virtual void baseline(const gemm_data<float>&) {}
-  virtual void baseline(const gemm_data<double>&) {}
-  virtual verdict verify_change(const gemm_data<float>& d, const gemm_change&) { return verify(d); }
-  virtual verdict verify_change(const gemm_data<double>& d, const gemm_change&) { return verify(d); }
-};
-
-// Implements both precisions from one template pair in Derived:
-//   template <class T> void encode_t(const gemm_data<T>&);
-//   template <class T> verdict verify_t(const gemm_data<T>&);
-// and, if Derived verifies incrementally, baseline_t and verify_change_t.
-template <class Derived>
-class gemm_detector_t : public gemm_detector {
- public:
-  void encode(const gemm_data<float>& d) override { self()->encode_t(d); }
-  void encode(const gemm_data<double>& d) override { self()->encode_t(d); }
-  verdict verify(const gemm_data<float>& d) override { return self()->verify_t(d); }
-  verdict verify(const gemm_data<double>& d) override { return self()->verify_t(d); }
-  void baseline(const gemm_data<float>& d) override { baseline_any(d); }
-  void baseline(const gemm_data<double>& d) override { baseline_any(d); }
-  verdict verify_change(const gemm_data<float>& d, const gemm_change& c) override { return change_any(d, c); }
-  verdict verify_change(const gemm_data<double>& d, const gemm_change& c) override { return change_any(d, c); }
-
- private:
-  Derived* self() { return static_cast<Derived*>(this); }
-  template <class T>
-  void baseline_any(const gemm_data<T>& d) {
-    if constexpr (requires { self()->baseline_t(d); }) self()->baseline_t(d);
-  }
-  template <class T>
-  verdict change_any(const gemm_data<T>& d, const gemm_change& c) {
-    if constexpr (requires { self()->verify_change_t(d, c); }) return self()->verify_change_t(d, c);
-    else return self()->verify_t(d);
-  }
-};
-
-// ---- int8 GEMM (004_0d1fcb03aeacfeeb.txt, Algorithm 1) ---------------------
-//
-// C' = A x B' with A u8 (m x k) and B' = [B | extra columns] s8: a detector
-// that packs checksums with B (section IV-A3) asks for extra columns, fills them
-// in `encode`, and finds their products in `extra` beside the data columns of C'.
-struct int8_gemm_data {
-  int64_t m = 0, n = 0, k = 0;
-  const uint8_t* A = nullptr;
-  int64_t lda = 0;
-  const int8_t* B = nullptr;  // data columns of B', as the GEMM read them
-  int64_t ldb = 0;
-  const int32_t* C = nullptr;  // data columns of C'
-  int64_t ldc = 0;
-  const int32_t* extra = nullptr;  // this detector's columns of C' (leading dimension ldc); null without any
-};
-
-// The fault a trial injects, for detectors that can state their detection
-// probability in closed form (section IV-C): where it lands (target "B" or
-// "C", element row/col), the element's clean bits, and the model that changes them.
-struct int8_fault_context {
-  std::string target;
-  int64_t row = -1, col = -1;
-  uint64_t old_bits = 0;
-  fault_model model;
-  std::vector<int> bits;  // resolved: the bit axis, or bitflip_random's field
-};
-
-class int8_gemm_detector : public detector {
- public:
-  virtual int extra_columns() const { return 0; }
-  // Once per weight matrix, on the clean B (k x n): checksums; writes this
-  // detector's extra columns into `ext` (k rows, leading dimension ld_ext).
-  virtual void encode(const int8_t* B, int64_t k, int64_t n, int64_t ldb, int8_t* ext, int64_t ld_ext) = 0;
-  virtual verdict verify(const int8_gemm_data& d) = 0;
-  // Named probabilities that this check detects the fault, given the clean data
-  // and the fault's site, averaged over the model's random outcome; empty when
-  // the detector has no closed form for the model.
-  virtual std::vector<std::pair<std::string, double>> detection_theory(const int8_gemm_data&,
-                                                                       const int8_fault_context&) const {
-    return {};
-  }
-};
-
-// ---- EmbeddingBag (004, Algorithm 2) ---------------------------------------
-
-struct embedding_bag_data {
-  const quantized_table* table = nullptr;  // as the kernel read it; C_T[i] stored with each row
-  const bag_batch* batch = nullptr;
-  const float* out = nullptr;  // bags x dim
-};
-
-// One bag's check: the two sides of eq. (5) as the detector computed them.
-struct bag_check {
-  double rsum = 0, csum = 0;
-  bool flagged = false;
-};
-
-class embedding_bag_detector : public detector {
- public:
-  virtual verdict verify(const embedding_bag_data& d) = 0;
-  // The per-bag sums of the last verify (empty for detectors without them), so
-  // the runner can attribute a false alarm to RSum or CSum with MPFR.
-  const std::vector<bag_check>& checks() const { return checks_; }
-
- protected:
-  std::vector<bag_check> checks_;
-};
-
-// ---- Gradients before a collective (000_60f7924e74842bcb.txt) --------------
-
-// What a gradient detector sees: V = {log ||g_i||} over the vectors the
-// device's gradient tensors are cut into (natural log; zero vectors left out).
-// An Inf/NaN element makes its entry non-finite; detectors flag that.
-struct gradient_data {
-  const double* log_norms = nullptr;
-  int64_t m = 0;
-};
-
-class gradient_detector : public detector {
- public:
-  virtual verdict verify(const gradient_data& d) = 0;
-};
 
 }  // namespace sdc

@@ -23,7 +23,7 @@
 
 #include <fmt/format.h>
 
-#include "detectors/detector.hpp"
+#include "detectors/sample_detector.hpp"
 #include "detectors/stats/dip.hpp"
 #include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
@@ -128,7 +128,7 @@ verdict uu(std::span<const double> v, double alpha) {
   return out;
 }
 
-// Not a detector: records the histogram of the values (never flags), so a
+// A recorder, not a detector: records the histogram of the values (never flags), so a
 // result set holds the distribution's shape (000 Figure 2): metrics bin_NN =
 // count in bin NN of [lo, hi), and below / above. The engine's clean.* and
 // faulty.* means are the average histograms of clean and corrupted samples.
@@ -240,7 +240,8 @@ SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "histogram",
                                  if (bins < 1 || bins > 100 || !(p.number("hi") > p.number("lo")))
                                    throw value_error("histogram: expected 1 <= bins <= 100 and lo < hi");
                                  return std::make_unique<histogram>(p.number("lo"), p.number("hi"), int(bins));
-                               }});
+                               },
+                               true});
 SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<gradient_nan_inf>();

@@ -3,7 +3,7 @@
 // any detector must beat. Score = number of non-finite outputs.
 #include <cmath>
 
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
 
 namespace sdc {
 namespace {

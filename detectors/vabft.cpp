@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "detectors/abft_checksums.hpp"
-#include "harness/workloads/gemm_calibration.hpp"
+#include "detectors/emax_calibration.hpp"
 
 namespace sdc {
 namespace {

@@ -23,19 +23,20 @@ constexpr model_name k_plain[] = {
 
 std::string expected_models() {
   return "bitflip, bitflip_random(K,FIELD), flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, "
-         "multiply(F), set_max";
+         "multiply(F), add(D), set_max";
 }
 
 }  // namespace
 
 std::vector<std::string> fault_model_names() {
   return {"bitflip", "bitflip_random(K,FIELD)", "flip_0to1", "flip_1to0", "stuck_at_0",
-          "stuck_at_1", "random_value", "multiply(F)", "set_max"};
+          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max"};
 }
 
 std::string fault_model::text() const {
   switch (k) {
     case kind::multiply: return fmt::format("multiply({})", factor);
+    case kind::add: return fmt::format("add({})", factor);
     case kind::bitflip_random: return fmt::format("bitflip_random({},{})", count, field.text);
     default:
       for (const auto& m : k_plain)
@@ -61,14 +62,17 @@ fault_model parse_fault_model(std::string_view text) {
       return std::string(text.substr(name.size() + 1, text.size() - name.size() - 2));
     return std::nullopt;
   };
-  if (auto a = args_of("multiply")) {
-    m.k = fault_model::kind::multiply;
+  for (const char* name : {"multiply", "add"}) {
+    auto a = args_of(name);
+    if (!a) continue;
+    m.k = std::string_view(name) == "add" ? fault_model::kind::add : fault_model::kind::multiply;
     try {
       size_t used = 0;
       m.factor = std::stod(*a, &used);
       if (used != a->size() || !std::isfinite(m.factor)) throw std::invalid_argument(*a);
     } catch (const std::exception&) {
-      throw value_error("multiply(F): F must be a finite number; got '" + *a + "'");
+      throw value_error(std::string(name) + (m.k == fault_model::kind::add ? "(D): D" : "(F): F") +
+                        " must be a finite number; got '" + *a + "'");
     }
     return m;
   }
@@ -155,6 +159,7 @@ std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const
       }
     }
     case fault_model::kind::multiply: return encode(f, decode(f, old_bits) * m.factor);
+    case fault_model::kind::add: return encode(f, decode(f, old_bits) + m.factor);
     case fault_model::kind::set_max: {
       const double old = decode(f, old_bits);
       if (!f.is_float() && f.has_sign() && old < 0) return encode(f, -f.max_finite() - 1);

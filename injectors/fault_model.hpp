@@ -7,6 +7,7 @@
 //   random_value       the element becomes a pattern drawn uniformly from all 2^bits
 //                      encodings, other than the old one ("random data fluctuation", 004)
 //   multiply(F)        value * F, rounded to the format ("multiply" of 003)
+//   add(D)             value + D, rounded to the format (000's shifted mixtures)
 //   set_max            the largest finite magnitude, sign kept ("multiply_max" of 003)
 #pragma once
 #include <cstdint>
@@ -21,9 +22,9 @@
 namespace sdc {
 
 struct fault_model {
-  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, set_max };
+  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max };
   kind k = kind::bitflip;
-  double factor = 1;    // multiply
+  double factor = 1;    // multiply: F; add: D
   int count = 1;        // bitflip_random
   bit_set_ref field{};  // bitflip_random
 

@@ -1,10 +1,12 @@
-// Injects one fault into a tensor and returns the record of what changed.
+// Injects faults into a fault_target and returns the records of what changed.
+// The only place sites are drawn and directed flips retried: workloads expose
+// targets, the trial driver applies the cell's fault plan through here.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "harness/workloads/tensor_view.hpp"
+#include "injectors/fault_target.hpp"
 #include "injectors/fault_model.hpp"
 #include "injectors/site.hpp"
 
@@ -31,6 +33,14 @@ struct injection_record {
 // How many sites a directed flip draws before the trial is skipped.
 inline constexpr int k_directed_flip_attempts = 64;
 
+// One fault: a site drawn by the spec's rule (a directed flip redraws up to
+// k_directed_flip_attempts times), then the model applied there.
+injection_record inject(fault_target& t, const fault_spec& spec, rng& g);
 injection_record inject(const tensor_view& t, const fault_spec& spec, rng& g);
+
+// k faults at k distinct elements drawn uniformly (partial Fisher-Yates over
+// the row-major indices), the model applied at each: a fraction of a sample
+// shifted (000 Theorem 1). A record whose model did not apply says so.
+std::vector<injection_record> inject_distinct(fault_target& t, const fault_spec& spec, int64_t k, rng& g);
 
 }  // namespace sdc

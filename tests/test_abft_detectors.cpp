@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
 #include "harness/ground_truth/exact_dot.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 #include "injectors/inject.hpp"
 
 using namespace sdc;
@@ -24,7 +24,7 @@ std::unique_ptr<gemm_detector> make(const std::string& name, const json& params,
   EXPECT_NE(info, nullptr) << name;
   auto det = info->make(detector_params(validate_params(*info, params), &dtype),
                         {&dtype, &dtype, {{"accumulation", "sequential"}, {"shape", "37x129x41"}}});
-  return std::unique_ptr<gemm_detector>(dynamic_cast<gemm_detector*>(det.release()));
+  return std::unique_ptr<gemm_detector>(detector_cast<gemm_detector>(std::move(det), "?", "gemm").release());
 }
 
 double metric(const verdict& v, const std::string& name) {

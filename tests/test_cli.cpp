@@ -374,7 +374,7 @@ TEST(CliSlow, EmbeddingBagTable3SmokeAttributesFalseAlarms) {
   EXPECT_NE(r.output.find("faulty.rate paper 99.50%"), std::string::npos) << r.output;
   const json res = read_json(d + "/r.json");
   for (const auto& c : res["cells"]) {
-    const auto& m = c["metrics"];
+    const auto& m = c["workload_metrics"];  // the workload's MPFR attribution, beside the verdicts
     const int64_t fa = c["clean"]["flagged"];
     EXPECT_EQ(fa > 0 ? m["clean.false_alarm_from_rsum.count"].get<double>() : 0.0, double(fa)) << c["key"];
     EXPECT_GT(m["clean.rsum_err_rel_max.count"].get<double>(), 0) << c["key"];
@@ -436,11 +436,39 @@ TEST(Cli, Table3SuiteMatchesThePaper) {
   int rows = 0;
   for (const auto& c : res["cells"]) {
     ASSERT_FALSE(c["reference"].is_null()) << c["key"];
-    EXPECT_NEAR(c["metrics"]["faulty.delta_crit.mean"].get<double>(),
-                c["reference"]["metrics.faulty.delta_crit.mean"].get<double>(), 0.05) << c["key"];
-    EXPECT_NEAR(c["metrics"]["faulty.position.mean"].get<double>(),
-                c["reference"]["metrics.faulty.position.mean"].get<double>(), 0.01) << c["key"];
+    EXPECT_NEAR(c["workload_metrics"]["faulty.delta_crit.mean"].get<double>(),
+                c["reference"]["workload_metrics.faulty.delta_crit.mean"].get<double>(), 0.05) << c["key"];
+    EXPECT_NEAR(c["workload_metrics"]["faulty.position.mean"].get<double>(),
+                c["reference"]["workload_metrics.faulty.position.mean"].get<double>(), 0.01) << c["key"];
     ++rows;
   }
   EXPECT_EQ(rows, 6);
+}
+
+TEST(Cli, MigrateTurnsVersion1IntoAValidVersion2WithTheSameCounts) {
+  const auto d = scratch_dir("migrate");
+  const std::string v1 = std::string(SDCBENCH_TEST_DATA) + "/fixtures/compare_a.json";
+  auto ok = run_cli("validate " + v1);  // old files still validate
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("valid sdcbench.result/1"), std::string::npos) << ok.output;
+  auto r = run_cli("migrate " + v1 + " --out " + d + "/v2.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto v = run_cli("validate " + d + "/v2.json");
+  EXPECT_NE(v.output.find("valid sdcbench.result/2"), std::string::npos) << v.output;
+  const json a = read_json(v1), b = read_json(d + "/v2.json");
+  ASSERT_EQ(a["cells"].size(), b["cells"].size());
+  for (size_t i = 0; i < a["cells"].size(); ++i) {
+    const auto &x = a["cells"][i], &y = b["cells"][i];
+    if (!x["skipped"].is_null()) continue;
+    EXPECT_EQ(x["faulty"]["detected"], y["faulty"]["detected"]);
+    EXPECT_EQ(x["faulty"]["outcomes"], y["faulty"]["outcomes"]);
+    EXPECT_EQ(x["clean"]["flagged"], y["clean"]["flagged"]);
+    const auto& oc = y["faulty"]["outcome_counts"];
+    EXPECT_EQ(oc["missed"].get<int64_t>() + y["faulty"]["detected"].get<int64_t>(), y["faulty"]["trials"].get<int64_t>());
+    const double rate = y["faulty"]["rate"].is_null() ? 0.0 : y["faulty"]["rate"].get<double>();
+    EXPECT_LE(y["faulty"]["ci95"][0].get<double>(), rate);
+    EXPECT_GE(y["faulty"]["ci95"][1].get<double>(), rate);
+  }
+  EXPECT_EQ(run_cli("show " + d + "/v2.json").code, 0);
+  EXPECT_EQ(run_cli("migrate " + d + "/v2.json --out " + d + "/again.json").code, 2);  // already version 2
 }

@@ -129,7 +129,7 @@ TEST(BitFields, Sets) {
   EXPECT_EQ(parse_bit_set_ref("value").resolve(format_by_name("u8"), &why)->size(), 8u);
 }
 
-#include "harness/workloads/tensor_view.hpp"
+#include "injectors/tensor_view.hpp"
 
 TEST(Formats, RoundIntoMatchesGenericRounding) {
   const double probes[] = {0.0, -0.0, 1.0 + std::ldexp(1.0, -8), 1.0 + std::ldexp(1.0, -24), 65519.99, 65520.0, 1e-8,

@@ -7,7 +7,7 @@
 
 #include "harness/formats/format.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 
 using namespace sdc;
 

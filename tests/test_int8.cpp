@@ -8,9 +8,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "detectors/detector.hpp"
+#include "detectors/quantized_detectors.hpp"
+#include "detectors/gemm_detector.hpp"
 #include "harness/random/streams.hpp"
-#include "harness/workloads/int8_kernels.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
 
 namespace sdc {
 namespace {

@@ -18,6 +18,17 @@ TEST(Statistics, WilsonMatchesPublishedValues) {
   EXPECT_NEAR(c.hi, 0.1605, 1e-4);
   auto d = wilson_interval(300, 300);
   EXPECT_NEAR(d.hi, 1.0, 1e-12);
+  // A rate must lie inside its own interval: exactly 1 at x = n, 0 at x = 0
+  // (the closed form rounds to 1 - 1e-16 at 30/30).
+  for (int64_t n : {1, 7, 30, 1000}) {
+    EXPECT_EQ(wilson_interval(n, n).hi, 1.0) << n;
+    EXPECT_EQ(wilson_interval(0, n).lo, 0.0) << n;
+    for (int64_t x = 0; x <= n; x += std::max<int64_t>(1, n / 7)) {
+      const auto ci = wilson_interval(x, n);
+      EXPECT_LE(ci.lo, double(x) / double(n));
+      EXPECT_GE(ci.hi, double(x) / double(n));
+    }
+  }
   EXPECT_NEAR(d.lo, 0.98735, 1e-4);
   auto e = wilson_interval(0, 0);
   EXPECT_EQ(e.lo, 0.0);

@@ -1,5 +1,7 @@
 #include "harness/campaign/engine.hpp"
 
+#include "harness/campaign/cell_summary.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,31 +26,35 @@ namespace {
 using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-// What one cell contributes: one record per detector (suite order) for
-// "cells", and the measured times for "timing".
-struct cell_records {
-  std::vector<json> records;
-  std::vector<json> timing;
-};
-
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-json rate_block(int64_t hits, int64_t n, const char* hits_name) {
-  const interval ci = wilson_interval(hits, n);
-  json b;
-  b["trials"] = n;
-  b[hits_name] = hits;
-  b["rate"] = n > 0 ? json(double(hits) / double(n)) : json(nullptr);
-  b["ci95"] = {ci.lo, ci.hi};
-  return b;
-}
-
-double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// The suite as the result set describes it (a plain JSON block, so the
+// result-set writer does not depend on the engine's types).
+json describe_run(const suite& s) {
+  json axes = json::object();
+  for (const auto& [name, vals] : s.axes) axes[name] = vals;
+  auto list = [](const std::vector<detector_choice>& ds) {
+    json out = json::array();
+    for (const auto& d : ds) {
+      json e = {{"label", d.label}, {"name", d.info->name}, {"params", d.params}};
+      if (!d.wrap.empty()) e["wrap"] = d.wrap;
+      if (!d.info->closed_forms.empty()) e["closed_forms"] = d.info->closed_forms;
+      out.push_back(e);
+    }
+    return out;
+  };
+  return {{"name", s.name},
+          {"file", s.file},
+          {"sha256", s.sha256},
+          {"scale", s.scale},
+          {"workload", s.wl->name()},
+          {"description", s.description},
+          {"seed", s.seed},
+          {"trials", {{"faulty", s.faulty_trials}, {"clean", s.clean_trials}}},
+          {"axes", axes},
+          {"axis_overrides", s.axis_overrides},
+          {"detectors", list(s.detectors)},
+          {"recorders", list(s.recorders)},
+          {"truth_metrics", s.wl->truth_metrics()},
+          {"reproduces", s.reproduces}};
 }
 
 class progress_line {
@@ -73,19 +79,20 @@ class progress_line {
   clock_type::time_point t0_;
 };
 
-// Runs all trials of one cell on `threads` threads and aggregates them.
+// Runs all episodes of one cell on `threads` threads (each its own driver,
+// detectors and runner) and adds them up.
 cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate) {
   const int64_t nf = s.faulty_trials, nc = s.clean_trials, total = nf + nc;
-  std::vector<trial_result> results(static_cast<size_t>(total));
+  std::vector<episode_result> results(static_cast<size_t>(total));
   std::atomic<int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mu;
   auto worker = [&] {
     try {
-      auto runner = s.wl->make_runner(c, s.detectors, s.seed);
+      trial_driver driver(*s.wl, c, s.detectors, s.recorders, s.seed);
       for (int64_t t; (t = next.fetch_add(1)) < total;) {
         const bool faulty = t < nf;
-        results[size_t(t)] = runner->run_trial(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
+        results[size_t(t)] = driver.run(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);
@@ -99,124 +106,16 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* last_r
   worker();
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
-
-  cell_records out;
-  // Overhead = detector time per trial / kernel time per kernel run: with
-  // several faults per matrix pair the kernel runs once per pair, and the
-  // detectors' encoding (of reused weights) is amortized the same way.
-  double kernel_s = 0;
-  int64_t kernel_runs = 0, checked_trials = 0;
-  for (const auto& r : results) {
-    kernel_s += r.kernel_seconds;
-    kernel_runs += r.kernel_ran;
-    checked_trials += !r.skipped;
-  }
-  std::vector<int64_t> skipped_trials;
-  std::vector<double> err_ulps, err_rel, err_noise;  // how much each applied fault mattered (ground truth)
-  for (int64_t t = 0; t < nf; ++t) {
-    const auto& r = results[size_t(t)];
-    if (r.skipped) {
-      skipped_trials.push_back(t);
-      continue;
-    }
-    err_ulps.push_back(r.err_ulps);
-    err_rel.push_back(r.err_rel);
-    err_noise.push_back(r.err_over_noise);
-  }
-  for (size_t d = 0; d < s.detectors.size(); ++d) {
-    const auto& det = s.detectors[d];
-    outcome_bits fbits{static_cast<size_t>(nf)}, cbits{static_cast<size_t>(nc)};
-    int64_t applied = 0, detected = 0, flagged = 0;
-    int64_t band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
-    double det_s = 0, clean_score_max = -INFINITY;
-    std::vector<double> faulty_scores;
-    std::map<std::string, std::vector<double>> named[2];  // [0] clean, [1] faulty trials
-    for (int64_t t = 0; t < total; ++t) {
-      const auto& r = results[size_t(t)];
-      if (!r.detector_seconds.empty()) det_s += r.detector_seconds[d];
-      if (r.skipped) continue;
-      const verdict& v = r.verdicts[d];
-      for (const auto& [name, value] : v.metrics) named[t < nf][name].push_back(value);
-      if (t < nf) {
-        ++applied;
-        detected += v.flagged;
-        fbits.set(size_t(t), v.flagged);
-        band_n[int(r.band)]++;
-        band_d[int(r.band)] += v.flagged;
-        faulty_scores.push_back(v.score);
-      } else {
-        flagged += v.flagged;
-        cbits.set(size_t(t - nf), v.flagged);
-        if (!std::isnan(v.score)) clean_score_max = std::max(clean_score_max, v.score);
-      }
-    }
-    json rec;
-    rec["cell"] = c.index;
-    rec["key"] = c.key;
-    rec["axes"] = c.axes_json();
-    rec["detector"] = {{"label", det.label}, {"name", det.info->name}, {"params", det.params}};
-    rec["skipped"] = nullptr;
-    json f = rate_block(detected, applied, "detected");
-    f["skipped"] = int64_t(skipped_trials.size());
-    f["outcomes"] = fbits.hex();
-    if (!skipped_trials.empty()) {
-      f["skipped_trials"] = skipped_trials;
-      f["skip_reason"] = results[size_t(skipped_trials.front())].skip_reason;
-    }
-    rec["faulty"] = f;
-    json cl = rate_block(flagged, nc, "flagged");
-    cl["outcomes"] = cbits.hex();
-    rec["clean"] = cl;
-    json sig = json::object();
-    for (int b = 0; b < k_significance_count; ++b)
-      sig[significance_name(significance(b))] = {{"trials", band_n[b]}, {"detected", band_d[b]}};
-    rec["by_significance"] = sig;
-    rec["metrics"] = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
-                      {"faulty_score_median", finite_or_null(median(faulty_scores))},
-                      {"fault_err_ulps_median", finite_or_null(median(err_ulps))},
-                      {"fault_err_rel_median", finite_or_null(median(err_rel))},
-                      {"fault_err_over_noise_median", finite_or_null(median(err_noise))}};
-    for (int kind = 0; kind < 2; ++kind)
-      for (const auto& [name, values] : named[kind]) {
-        const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
-        double sum = 0, mx = -INFINITY;
-        for (double x : values) sum += x, mx = std::max(mx, x);
-        rec["metrics"][prefix + ".median"] = finite_or_null(median(values));
-        rec["metrics"][prefix + ".mean"] = finite_or_null(values.empty() ? NAN : sum / double(values.size()));
-        rec["metrics"][prefix + ".max"] = finite_or_null(mx);
-        rec["metrics"][prefix + ".count"] = double(values.size());
-      }
-    rec["reference"] = reference_for(s, c, det.label);
-    out.records.push_back(rec);
-    out.timing.push_back({{"cell", c.index},
-                          {"detector", det.label},
-                          {"kernel_seconds", kernel_s},
-                          {"detector_seconds", det_s},
-                          {"overhead", kernel_s > 0 && checked_trials > 0
-                                           ? json((det_s / double(checked_trials)) / (kernel_s / double(std::max<int64_t>(1, kernel_runs))))
-                                           : json(nullptr)}});
-    if (d + 1 == s.detectors.size() && last_rate) *last_rate = applied > 0 ? double(detected) / double(applied) : std::nan("");
-  }
-  return out;
-}
-
-cell_records skipped_cell(const suite& s, const cell& c, const skip_info& why) {
-  cell_records out;
-  for (const auto& det : s.detectors) {
-    json rec;
-    rec["cell"] = c.index;
-    rec["key"] = c.key;
-    rec["axes"] = c.axes_json();
-    rec["detector"] = {{"label", det.label}, {"name", det.info->name}, {"params", det.params}};
-    rec["skipped"] = why.axis + ": " + why.reason;
-    rec["reference"] = reference_for(s, c, det.label);
-    out.records.push_back(rec);
+  cell_records out = summarize_cell(s, c, results);
+  if (last_rate && !out.records.empty()) {
+    const auto& f = out.records.back()["faulty"];
+    *last_rate = f["rate"].is_null() ? std::nan("") : f["rate"].get<double>();
   }
   return out;
 }
 
 json journal_header(const suite& s, const run_options& o, size_t cells) {
-  return {{"journal", "sdcbench.journal/1"},
+  return {{"journal", "sdcbench.journal/2"},
           {"suite_sha256", s.sha256},
           {"scale", s.scale},
           {"seed", s.seed},
@@ -249,11 +148,14 @@ json run_campaign(const run_options& o) {
   for (size_t n = 0; n < ex.cells.size(); ++n) {
     if (ex.skipped[n] || int(n % size_t(o.shard_count)) != o.shard_index) continue;
     const detector_context ctx = s.wl->context(ex.cells[n]);
-    for (size_t k = 0; k < s.detectors.size(); ++k) try {
-        s.detectors[k].info->make(detector_params(s.detectors[k].params, ctx.out_fmt), ctx);
-      } catch (const value_error& e) {
-        throw input_error(o.suite_path, "/detectors/" + std::to_string(k) + "/params", e.what());
-      }
+    for (const char* field : {"detectors", "recorders"}) {
+      const auto& list = std::string(field) == "detectors" ? s.detectors : s.recorders;
+      for (size_t k = 0; k < list.size(); ++k) try {
+          build_episode_detector(list[k], ctx);
+        } catch (const value_error& e) {
+          throw input_error(o.suite_path, "/" + std::string(field) + "/" + std::to_string(k) + "/params", e.what());
+        }
+    }
   }
 
   // Completed cells from an earlier, interrupted run.
@@ -286,6 +188,7 @@ json run_campaign(const run_options& o) {
       }
       cell_records r;
       for (auto& x : j.at("records")) r.records.push_back(x);
+      for (auto& x : j.at("recordings")) r.recordings.push_back(x);
       for (auto& x : j.at("timing")) r.timing.push_back(x);
       done[j.at("cell").get<size_t>()] = std::move(r);
     }
@@ -315,7 +218,7 @@ json run_campaign(const run_options& o) {
     cell_records r = ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n])
                                    : run_cell(s, ex.cells[n], o.threads, &last_rate);
     if (!ex.skipped[n]) trials_done += per_cell;
-    append_line(jf, {{"cell", n}, {"records", r.records}, {"timing", r.timing}});
+    append_line(jf, {{"cell", n}, {"records", r.records}, {"recordings", r.recordings}, {"timing", r.timing}});
     done[n] = std::move(r);
     progress.update(finished, mine.size(), trials_done, trials_total, s.detectors.back().label, last_rate);
     if (o.stop_after_cells >= 0 && ++journaled >= o.stop_after_cells) {
@@ -326,12 +229,13 @@ json run_campaign(const run_options& o) {
   progress.finish();
   std::fclose(jf);
 
-  json cells = json::array(), timing = json::array();
+  json cells = json::array(), recordings = json::array(), timing = json::array();
   for (size_t n : mine) {
     for (auto& r : done[n].records) cells.push_back(std::move(r));
+    for (auto& r : done[n].recordings) recordings.push_back(std::move(r));
     for (auto& t : done[n].timing) timing.push_back(std::move(t));
   }
-  json result = make_result_set(s, o, cells, timing, prov);
+  json result = make_result_set(describe_run(s), o.shard_index, o.shard_count, cells, recordings, timing, prov);
   write_json_atomic(o.out, result);
   std::filesystem::remove(journal);
   return result;

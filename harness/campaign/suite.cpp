@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "detectors/adapters.hpp"
 #include "harness/errors.hpp"
 
 namespace sdc {
@@ -140,7 +141,7 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   }
   if (!j.is_object()) rd.fail("", "expected a JSON object at the top level; got " + type_name(j));
   rd.only_keys(j, "", {"schema", "name", "description", "workload", "reproduces", "axes", "detectors", "trials", "seed",
-                       "presets", "reference"});
+                       "presets", "reference", "recorders"});
   if (rd.need_string(rd.need(j, "", "schema"), "/schema") != k_suite_schema)
     rd.fail("/schema", std::string("expected \"") + k_suite_schema + "\"; got " + j["schema"].dump());
   s.name = rd.need_string(rd.need(j, "", "name"), "/name");
@@ -283,33 +284,48 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   }
   s.axis_origin = origin;
 
-  // Detectors.
-  const auto& dets = rd.need(j, "", "detectors");
-  if (!dets.is_array() || dets.empty()) rd.fail("/detectors", "expected a non-empty array of {name, label?, params?}");
+  // Detectors and recorders.
   std::set<std::string> labels;
-  for (size_t i = 0; i < dets.size(); ++i) {
-    const std::string dp = "/detectors/" + std::to_string(i);
-    const auto& d = dets[i];
-    if (!d.is_object()) rd.fail(dp, "expected an object {name, label?, params?}");
-    rd.only_keys(d, dp, {"name", "label", "params"});
-    detector_choice c;
-    const std::string name = rd.need_string(rd.need(d, dp, "name"), dp + "/name");
-    c.info = find_detector(s.wl->name(), name);
-    if (!c.info) {
-      std::string names;
-      for (auto* di : all_detectors())
-        if (di->workload == s.wl->name()) names += (names.empty() ? "" : ", ") + di->name;
-      rd.fail(dp + "/name", "unknown detector \"" + name + "\" for workload " + s.wl->name() + "; expected one of: " + names);
+  auto read_choices = [&](const char* field, bool recorders) {
+    const std::string fp = std::string("/") + field;
+    const auto& dets = recorders ? j[field] : rd.need(j, "", field);
+    if (!dets.is_array() || (!recorders && dets.empty()))
+      rd.fail(fp, std::string("expected a ") + (recorders ? "" : "non-empty ") + "array of {name, label?, params?}");
+    for (size_t i = 0; i < dets.size(); ++i) {
+      const std::string dp = fp + "/" + std::to_string(i);
+      const auto& d = dets[i];
+      if (!d.is_object()) rd.fail(dp, "expected an object {name, label?, params?}");
+      rd.only_keys(d, dp, {"name", "label", "params", "wrap"});
+      detector_choice c;
+      const std::string name = rd.need_string(rd.need(d, dp, "name"), dp + "/name");
+      c.info = find_detector(s.wl->name(), name);
+      if (!c.info) {
+        std::string names;
+        for (auto* di : all_detectors())
+          if (di->workload == s.wl->name() && di->recorder == recorders) names += (names.empty() ? "" : ", ") + di->name;
+        rd.fail(dp + "/name", "unknown " + std::string(recorders ? "recorder" : "detector") + " \"" + name + "\" for workload " +
+                                  s.wl->name() + "; expected one of: " + names);
+      }
+      if (c.info->recorder != recorders)
+        rd.fail(dp + "/name", recorders ? "\"" + name + "\" is a detector: list it under /detectors"
+                                        : "\"" + name + "\" never flags: it is a recorder; list it under /recorders");
+      try {
+        c.params = validate_params(*c.info, d.contains("params") ? d["params"] : json::object());
+      } catch (const value_error& e) {
+        rd.fail(dp + "/params", e.what());
+      }
+      if (d.contains("wrap")) try {
+          c.wrap = validate_wraps(d["wrap"]);
+        } catch (const value_error& e) {
+          rd.fail(dp + "/wrap", e.what());
+        }
+      c.label = d.contains("label") ? rd.need_string(d["label"], dp + "/label") : name;
+      if (!labels.insert(c.label).second) rd.fail(dp + "/label", "label \"" + c.label + "\" is used twice; give each variant its own label");
+      (recorders ? s.recorders : s.detectors).push_back(std::move(c));
     }
-    try {
-      c.params = validate_params(*c.info, d.contains("params") ? d["params"] : json::object());
-    } catch (const value_error& e) {
-      rd.fail(dp + "/params", e.what());
-    }
-    c.label = d.contains("label") ? rd.need_string(d["label"], dp + "/label") : name;
-    if (!labels.insert(c.label).second) rd.fail(dp + "/label", "label \"" + c.label + "\" is used twice; give each variant its own label");
-    s.detectors.push_back(std::move(c));
-  }
+  };
+  read_choices("detectors", false);
+  if (j.contains("recorders")) read_choices("recorders", true);
 
   // Published numbers.
   if (j.contains("reference")) {

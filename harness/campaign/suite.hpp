@@ -22,6 +22,7 @@ struct suite {
   // Canonical values per axis, in the workload's axis order.
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   std::vector<detector_choice> detectors;
+  std::vector<detector_choice> recorders;  // detectors that never flag (recorder: true): metrics only
   int64_t faulty_trials = 0, clean_trials = 0;
   uint64_t seed = 0;
   nlohmann::json references = nlohmann::json::array();  // [{where, published, note}]

@@ -1,8 +1,10 @@
-// A workload is what a campaign runs trials of: it names its axes, says which
-// combinations make no sense (skipped with a reason), and makes a per-thread
-// runner that executes one trial: generate data, run the kernel, inject the
-// fault, run every detector on the same data and fault, label the fault's
-// significance with the MPFR ground truth.
+// A workload is what a campaign runs episodes of. It supplies only its data,
+// its kernels, its views and its ground truth: it names its axes, says which
+// combinations make no sense (skipped with a reason), states the cell's fault
+// plan and episode shape, declares its ground-truth metrics, and makes a
+// per-thread episode_runner. The protocol (detectors built, reset, timed and
+// fed every step; the fault plan applied through injectors/; verdicts judged
+// into outcomes) is the trial driver's (trial_driver.hpp), written once.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,6 +17,9 @@
 #include "detectors/detector.hpp"
 #include "harness/ground_truth/exact_dot.hpp"
 #include "harness/random/streams.hpp"
+#include "injectors/inject.hpp"
+#include "injectors/site.hpp"
+#include "workloads/episode.hpp"
 
 namespace sdc {
 
@@ -47,34 +52,68 @@ struct cell {
   nlohmann::json axes_json() const;
 };
 
-// A detector as a suite lists it: which one, its label in results, its
-// validated parameters (tolerances still unresolved).
+// A detector (or recorder) as a suite lists it: which one, its label in
+// results, its validated parameters (tolerances still unresolved), and the
+// stateful windows wrapped around it (detectors/adapters.hpp).
 struct detector_choice {
   const detector_info* info = nullptr;
   std::string label;
   nlohmann::json params;
+  nlohmann::json wrap = nlohmann::json::array();
 };
 
-// The closed set of ways a trial ends, per detector.
-enum class outcome { detected, missed, false_alarm, clean_pass, skipped };
+using metric_list = std::vector<std::pair<std::string, double>>;
 
-struct trial_result {
-  bool skipped = false;
-  std::string skip_reason;
-  significance band = significance::masked;  // faulty trials
-  double err_rel = 0;                         // worst affected element: |faulty - exact| / |exact|
-  double err_ulps = 0;                        //   ... in ulps of the output format at the exact value
-  double err_over_noise = 0;                  //   ... over the clean output's own error (>= ulp/2 floor)
-  std::vector<verdict> verdicts;              // one per detector, suite order
-  double kernel_seconds = 0;                  // unprotected kernel (0 when the trial reused a pair)
-  bool kernel_ran = false;                    // this trial computed its data pair's kernel
-  std::vector<double> detector_seconds;       // per detector (encode + verify)
+// What the driver injects in an episode of the cell, where and when.
+struct fault_plan {
+  fault_spec spec;            // model, resolved bits, site rule (injectors/)
+  int64_t count = 1;          // faults each time the plan fires
+  bool distinct = false;      // count faults at distinct elements (inject_distinct), else independent draws
+  step_schedule when;         // steps it fires at (default: every step; one-step episodes: step 0)
+  int rank = 0;               // the rank it hits
 };
 
-class cell_runner {
+struct episode_shape {
+  int ranks = 1;
+  int64_t steps = 1;
+};
+
+// How much a faulty episode's fault mattered: its significance band and the
+// workload's declared ground-truth metrics.
+struct episode_truth {
+  significance band = significance::masked;
+  metric_list metrics;
+};
+
+// One thread's runner of a cell's episodes. The driver calls, per episode:
+// begin; per step: encode_views (detectors encode), run_step, and where the
+// plan fires target + faulted; views (detectors observe); after the last step
+// truth (faulty episodes), judge (per detector), end.
+class episode_runner {
  public:
-  virtual ~cell_runner() = default;
-  virtual trial_result run_trial(trial_kind kind, uint64_t trial) = 0;
+  virtual ~episode_runner() = default;
+  // Makes the episode's clean data; returns its id (equal ids: equal data).
+  virtual uint64_t begin(trial_kind kind, uint64_t trial) = 0;
+  // Clean inputs the detectors encode before step's kernel (one per rank), or none.
+  virtual std::vector<const step_view*> encode_views(int64_t /*step*/) { return {}; }
+  // Runs the step's kernels on clean data; the seconds they took, or a
+  // negative number when the result was reused (no kernel ran).
+  virtual double run_step(int64_t step) = 0;
+  // Where the plan injects at this step on this rank (a writable copy).
+  virtual fault_target& target(int64_t step, int rank) = 0;
+  // The step's faults were applied: propagate them to what detectors see.
+  virtual void faulted(int64_t step, int rank, const std::vector<injection_record>& records) = 0;
+  // A fault's true place, in the coordinates a verdict blames.
+  virtual location truth_location(const injection_record& r) const { return {-1, r.row, r.col}; }
+  // What detectors see at this step, one view per rank.
+  virtual std::vector<const step_view*> views(int64_t step) = 0;
+  // Ground truth of a faulty episode, after its last step.
+  virtual episode_truth truth() = 0;
+  // Workload metrics of one detector's deciding verdict (correction quality,
+  // false-alarm attribution): beside the detector's own metrics.
+  virtual void judge(const verdict&, trial_kind, metric_list&) {}
+  // The episode is over: restore any clean state shared across episodes.
+  virtual void end() {}
 };
 
 class workload {
@@ -86,8 +125,13 @@ class workload {
   // nullopt when the cell can run; else why the combination makes no sense.
   virtual std::optional<skip_info> skip_reason(const cell& c) const = 0;
   virtual detector_context context(const cell& c) const = 0;
-  virtual std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                                   uint64_t seed) const = 0;
+  // The ground-truth metrics episode_truth fills, by name.
+  virtual std::vector<std::string> truth_metrics() const = 0;
+  virtual episode_shape shape(const cell&) const { return {}; }
+  virtual fault_plan plan(const cell& c) const = 0;
+  // `needs`: what each detector (suite order) asks of the workload (detector::needs()).
+  virtual std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
+                                                      const std::vector<nlohmann::json>& needs) const = 0;
 };
 
 // An axis value that must be an integer >= `min` (counts, sizes); throws

@@ -17,9 +17,10 @@
 #include "harness/formats/bit_fields.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/workloads/gemm_calibration.hpp"
-#include "harness/workloads/gemm_check.hpp"
+#include "harness/cli/gemm_calibration.hpp"
+#include "harness/cli/gemm_check.hpp"
 #include "injectors/fault_model.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 
 namespace {
 
@@ -118,6 +119,11 @@ int main(int argc, char** argv) {
   merge->add_option("shards", merge_in, "shard result files")->required();
   merge->add_option("--out", merge_out, "merged result file")->required();
 
+  std::string migrate_in, migrate_out;
+  auto* migrate = app.add_subcommand("migrate", "rewrite a version 1 result set as version 2 (sdcbench.result/2)");
+  migrate->add_option("result", migrate_in, "version 1 result JSON")->required();
+  migrate->add_option("--out", migrate_out, "version 2 result file to write")->required();
+
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");
   validate->add_option("results", validate_files, "result JSON files")->required();
@@ -150,10 +156,12 @@ int main(int argc, char** argv) {
   auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
   stat->add_option("NAME", stat_name, "folding, w1, folding_w1, robust_z, dip, silverman, uu_test")->required();
   stat->add_option("FILE", stat_file, "values (e.g. log gradient norms)")->required();
-  stat->add_option("--tau", stat_opt.tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau); default 3");
-  stat->add_option("--alpha", stat_opt.alpha, "level of dip and silverman (default 0.05) and uu_test (default 0.01)");
-  stat->add_option("--B", stat_opt.B, "silverman: bootstrap samples (default 200)");
-  stat->add_option("--seed", stat_opt.seed, "silverman: bootstrap seed (default 0)");
+  double stat_tau = 0, stat_alpha = 0;
+  int64_t stat_B = 0, stat_seed = 0;
+  auto* o_tau = stat->add_option("--tau", stat_tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau; default 5)");
+  auto* o_alpha = stat->add_option("--alpha", stat_alpha, "level of folding, folding_w1, dip, silverman, uu_test (their suite defaults)");
+  auto* o_B = stat->add_option("--B", stat_B, "silverman: bootstrap samples (default 100, as in suites)");
+  auto* o_seed = stat->add_option("--seed", stat_seed, "silverman: bootstrap seed (default 0)");
 
   double dc_sigma = 1.0, dc_p = 1e-10;
   int dc_bits = 8;
@@ -222,13 +230,20 @@ int main(int argc, char** argv) {
       std::cout << "wrote " << merge_out << "\n";
       return 0;
     }
+    if (*migrate) {
+      const json m = sdc::migrate_result_set(sdc::read_json_file(migrate_in), migrate_in);
+      if (auto p = sdc::validate_result_set(m); !p.empty()) throw sdc::input_error(migrate_in, p.front(), "migration produced an invalid result set");
+      sdc::write_json_atomic(migrate_out, m);
+      std::cout << "wrote " << migrate_out << " (" << sdc::k_result_schema << ")\n";
+      return 0;
+    }
     if (*validate) {
       int bad = 0;
       for (const auto& f : validate_files) {
         const json r = sdc::read_json_file(f);
         const auto problems = sdc::validate_result_set(r);
         if (problems.empty()) {
-          std::cout << f << ": valid " << sdc::k_result_schema << "\n";
+          std::cout << f << ": valid " << r["schema"].get<std::string>() << "\n";
         } else {
           ++bad;
           for (const auto& p : problems) std::cerr << f << ": " << p << "\n";
@@ -238,6 +253,10 @@ int main(int argc, char** argv) {
     }
     if (*list) return cmd_list(list_what);
     if (*stat) {
+      if (o_tau->count()) stat_opt.tau = stat_tau;
+      if (o_alpha->count()) stat_opt.alpha = stat_alpha;
+      if (o_B->count()) stat_opt.B = stat_B;
+      if (o_seed->count()) stat_opt.seed = stat_seed;
       std::cout << sdc::run_stat(stat_name, stat_file, stat_opt).dump(1) << "\n";
       return 0;
     }

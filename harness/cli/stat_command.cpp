@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "detectors/stats/dip.hpp"
-#include "detectors/stats/silverman.hpp"
-#include "detectors/stats/unimodality.hpp"
-#include "detectors/stats/uu_test.hpp"
+#include <algorithm>
+#include <map>
+
+#include "detectors/sample_detector.hpp"
 #include "harness/errors.hpp"
 #include "harness/io/npy.hpp"
 #include "harness/theory/critical_shift.hpp"
@@ -46,95 +46,107 @@ std::vector<double> read_values(const std::string& path) {
   return v;
 }
 
-std::vector<std::string> stat_test_names() {
-  return {"folding", "w1", "folding_w1", "robust_z", "dip", "silverman", "uu_test"};
-}
 
 namespace {
 
-nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+using json = nlohmann::json;
+
+json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+// How each test's verdict reads: its main statistic, and the words for a flag.
+struct stat_reading {
+  const char* statistic;  // verdict metric
+  const char* statistic_name;
+  const char* flagged, *unflagged;
+};
+const std::map<std::string, stat_reading>& readings() {
+  static const std::map<std::string, stat_reading> r = {
+      {"folding", {"phi", "Phi (folding statistic)", "multimodal", "unimodal"}},
+      {"folding_w1", {"phi", "Phi (folding statistic); W1 between the sides of the pivot in w1", "SDC", "clean"}},
+      {"w1", {"w1", "W1 between the sides of the median", "SDC", "clean"}},
+      {"robust_z", {"z", "robust z-score of the largest value, (max - median) / (1.4826 MAD)", "SDC", "clean"}},
+      {"dip", {"dip", "Hartigan's dip", "multimodal", "unimodal"}},
+      {"silverman", {"h_crit", "critical bandwidth for one mode (Gaussian kernel)", "multimodal", "unimodal"}},
+      {"uu_test", {"segments", "uniform segments of the fitted unimodal model (0 = no unimodal model)", "multimodal", "unimodal"}},
+  };
+  return r;
+}
 
 }  // namespace
 
-nlohmann::json run_stat(const std::string& name, const std::string& path, const stat_options& opt) {
-  const double tau = opt.tau;
+std::vector<std::string> stat_test_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, r] : readings()) out.push_back(name);
+  return out;
+}
+
+json run_stat(const std::string& name, const std::string& path, const stat_options& opt) {
   const auto names = stat_test_names();
-  if (std::find(names.begin(), names.end(), name) == names.end())
-    throw input_error("NAME", name, fmt::format("expected one of {}", fmt::join(names, ", ")));
+  const detector_info* info = readings().count(name) ? find_detector("gradient", name) : nullptr;
+  if (!info) throw input_error("NAME", name, fmt::format("expected one of {}", fmt::join(names, ", ")));
+  // The options given, as the detector's parameters.
+  json given = json::object();
+  std::map<std::string, std::string> option_of;
+  auto takes = [&](const std::string& p) {
+    return std::any_of(info->params.begin(), info->params.end(), [&](const param_spec& s) { return s.name == p; });
+  };
+  auto pass = [&](const char* option, const std::string& param, const json& value) {
+    if (!takes(param))
+      throw input_error(option, value.dump(), fmt::format("test {} takes no {} (it takes: {})", name, option,
+                                                          info->params.empty() ? "no options" : [&] {
+                                                            std::string l;
+                                                            for (const auto& p : info->params) l += (l.empty() ? "" : ", ") + p.name;
+                                                            return l;
+                                                          }()));
+    given[param] = value, option_of[param] = option;
+  };
+  if (opt.tau) {
+    if (!std::isfinite(*opt.tau) || *opt.tau <= 0) throw input_error("--tau", fmt::format("{}", *opt.tau), "expected a finite threshold > 0");
+    pass("--tau", name == "robust_z" ? "z" : "tau", *opt.tau);
+  }
+  if (opt.alpha) {
+    if (!(*opt.alpha > 0 && *opt.alpha <= 1)) throw input_error("--alpha", fmt::format("{}", *opt.alpha), "expected a level in (0, 1]");
+    pass("--alpha", "alpha", *opt.alpha);
+  }
+  if (opt.B) pass("--B", "B", *opt.B);
+  if (opt.seed) {
+    if (*opt.seed < 0) throw input_error("--seed", std::to_string(*opt.seed), "expected a non-negative integer");
+    pass("--seed", "seed", *opt.seed);
+  }
+  json params;
+  std::unique_ptr<detector> det;
+  try {
+    params = validate_params(*info, given);
+    det = info->make(detector_params(params, &fp64()), {&fp64(), &fp64(), json::object()});
+  } catch (const value_error& e) {
+    std::string option = "NAME";
+    for (const auto& [p, o] : option_of)
+      if (std::string(e.what()).find(p) != std::string::npos) option = o;
+    throw input_error(option, name, e.what());
+  }
   const std::vector<double> v = read_values(path);
   for (size_t i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i]))
       throw input_error(path, fmt::format("value {}", i), "expected finite numbers (log-norms); got " + std::to_string(v[i]));
   if (v.size() < 3) throw input_error(path, "values", fmt::format("expected at least 3 values; got {}", v.size()));
-  if (opt.alpha == 0 || opt.alpha > 1) throw input_error("--alpha", std::to_string(opt.alpha), "expected a level in (0, 1]");
-  if (opt.B < 1) throw input_error("--B", std::to_string(opt.B), "expected at least 1 bootstrap sample");
-  nlohmann::json out = {{"test", name}, {"file", path}, {"n", v.size()}};
-  if (name == "folding" || name == "folding_w1") {
-    const auto f = stats::folding_test(v);
-    out["statistic"] = f.phi;
-    out["statistic_name"] = "Phi (folding statistic)";
-    out["p_value"] = f.p_value;
-    out["pivot"] = f.pivot;
-    out["unimodal"] = f.unimodal;
-    if (name == "folding") {
-      out["decision"] = f.unimodal ? "unimodal" : "multimodal";
-    } else {
-      const double w = f.unimodal ? 0.0 : stats::pivot_split_w1(v, f.pivot);
-      out["w1"] = f.unimodal ? nlohmann::json(nullptr) : nlohmann::json(w);
-      out["tau"] = tau;
-      out["decision"] = !f.unimodal && w > tau ? "SDC" : "clean";
-    }
-  } else if (name == "w1") {
-    const double piv = stats::median(v);
-    const double w = stats::pivot_split_w1(v, piv);
-    out["statistic"] = w;
-    out["statistic_name"] = "W1 between the sides of the median";
-    out["p_value"] = nullptr;
-    out["pivot"] = piv;
-    out["tau"] = tau;
-    out["decision"] = w > tau ? "SDC" : "clean";
-  } else if (name == "dip") {
-    const auto d = stats::dip_test(v);
-    const double alpha = opt.alpha < 0 ? 0.05 : opt.alpha;
-    out["statistic"] = d.dip;
-    out["statistic_name"] = "Hartigan's dip";
-    out["p_value"] = d.p_value;
-    out["pivot"] = nullptr;
-    out["modal_interval"] = {d.mode_lo, d.mode_hi};
-    out["alpha"] = alpha;
-    out["decision"] = d.p_value < alpha ? "multimodal" : "unimodal";
-  } else if (name == "silverman") {
-    const auto s = stats::silverman_test(v, opt.B, opt.seed);
-    const double alpha = opt.alpha < 0 ? 0.05 : opt.alpha;
-    out["statistic"] = s.h_crit;
-    out["statistic_name"] = "critical bandwidth for one mode (Gaussian kernel)";
-    out["p_value"] = s.p_value;
-    out["pivot"] = nullptr;
-    out["B"] = s.B;
-    out["seed"] = opt.seed;
-    out["alpha"] = alpha;
-    out["decision"] = s.p_value < alpha ? "multimodal" : "unimodal";
-  } else if (name == "uu_test") {
-    const double alpha = opt.alpha < 0 ? 0.01 : opt.alpha;
-    const auto u = stats::uu_test(v, alpha);
-    out["statistic"] = u.segments;
-    out["statistic_name"] = "uniform segments of the fitted unimodal model (0 = no unimodal model)";
-    out["p_value"] = nullptr;
-    out["pivot"] = nullptr;
-    out["ks_tests"] = u.ks_tests;
-    out["distinct_values"] = u.n_distinct;
-    out["alpha"] = alpha;
-    out["decision"] = u.unimodal ? "unimodal" : "multimodal";
-  } else {
-    const double z = stats::robust_z_max(v);
-    out["statistic"] = number_or_null(z);
-    out["statistic_name"] = "robust z-score of the largest value, (max - median) / (1.4826 MAD)";
-    out["p_value"] = nullptr;
-    out["pivot"] = nullptr;
-    out["tau"] = tau;
-    out["decision"] = !(z <= tau) ? "SDC" : "clean";
-  }
-  return out;
+  sample_step view;
+  view.data = {v.data(), int64_t(v.size())};
+  det->reset({});
+  const verdict out = det->observe(view);
+  const stat_reading& rd = readings().at(name);
+  json m = json::object();
+  for (const auto& [k, x] : out.metrics) m[k] = number_or_null(x);
+  json j = {{"test", name}, {"file", path}, {"n", v.size()}, {"params", params}};
+  j["statistic"] = m.contains(rd.statistic) ? m[rd.statistic] : json(nullptr);
+  j["statistic_name"] = rd.statistic_name;
+  j["p_value"] = m.contains("p_value") ? m["p_value"] : json(nullptr);
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (it.key() != rd.statistic && it.key() != "p_value") j[it.key()] = *it;
+  if (m.contains("mode_lo")) j["modal_interval"] = {m["mode_lo"], m["mode_hi"]};
+  for (const auto& [k, val] : params.items()) j[k] = val;
+  j["score"] = number_or_null(out.score);
+  j["decision"] = out.flagged ? rd.flagged : rd.unflagged;
+  return j;
 }
 
 nlohmann::json run_delta_crit(double sigma, double p, int exponent_bits) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,17 +13,18 @@ namespace sdc {
 // numbers separated by whitespace or commas ('#' starts a comment).
 std::vector<double> read_values(const std::string& path);
 
-// Options of `sdcbench stat`; alpha < 0 means the test's own default (0.05 for
-// dip and silverman, 0.01 for uu_test, 1 = Phi < 1 alone for folding).
+// Options of `sdcbench stat`. Only the options given are passed on, as the
+// detector's parameters (tau: w1/folding_w1 "tau", robust_z "z"; alpha; B and
+// seed: silverman); the rest keep the registered detector's defaults, the same
+// a suite gets. An option the test does not take is an error.
 struct stat_options {
-  double tau = 3.0;     // w1, folding_w1: W1 > tau; robust_z: z > tau
-  double alpha = -1;    // significance level
-  int64_t B = 200;      // silverman: bootstrap samples
-  uint64_t seed = 0;    // silverman: bootstrap stream
+  std::optional<double> tau, alpha;
+  std::optional<int64_t> B, seed;
 };
 
-// Runs test NAME (stat_test_names()) on the values; JSON with the statistic,
-// the p-value where the test has one, the pivot, the decision.
+// Runs the registered detector NAME (stat_test_names()) of the gradient
+// workload on the values; JSON with its parameters, the statistic, the
+// p-value where the test has one, its other numbers, and the decision.
 nlohmann::json run_stat(const std::string& name, const std::string& path, const stat_options& opt);
 std::vector<std::string> stat_test_names();
 

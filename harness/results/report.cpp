@@ -74,18 +74,32 @@ struct table {
   }
 };
 
-// The measured value a published key names: "faulty.rate", "clean.rate", or
-// "metrics.NAME" (e.g. metrics.clean.tightness.mean).
+// The measured value a published key names: "faulty.rate", "clean.rate",
+// "metrics.NAME" (the detector's, e.g. metrics.clean.tightness.mean) or
+// "workload_metrics.NAME" (the workload's ground truth, e.g.
+// workload_metrics.faulty.delta_crit.mean).
 json measured_value(const json& cell, const std::string& key) {
   if (key == "faulty.rate" || key == "clean.rate") {
     const auto& b = cell[key.substr(0, key.find('.'))];
     return b.is_null() ? json(nullptr) : b["rate"];
   }
-  if (key.starts_with("metrics.") && cell.contains("metrics")) {
-    const std::string name = key.substr(8);
-    if (cell["metrics"].contains(name)) return cell["metrics"][name];
+  for (const char* block : {"metrics", "workload_metrics"}) {
+    const std::string prefix = std::string(block) + ".";
+    if (key.starts_with(prefix) && cell.contains(block)) {
+      const std::string name = key.substr(prefix.size());
+      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
+    }
   }
   return nullptr;
+}
+
+// The closed-form metrics each detector label declares (schema 2: the
+// suite's detectors[].closed_forms).
+std::map<std::string, std::vector<std::string>> closed_forms_of(const json& r) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& d : r["suite"]["detectors"])
+    if (d.contains("closed_forms")) out[d["label"]] = d["closed_forms"].get<std::vector<std::string>>();
+  return out;
 }
 
 std::string number_text(const std::string& key, const json& v) {
@@ -101,7 +115,7 @@ std::string paper_column(const json& cell) {
   for (auto it = ref.begin(); it != ref.end(); ++it) {
     if (it.key() == "note") continue;
     std::string key = it.key();
-    std::string label = key.starts_with("metrics.") ? key.substr(8) : key;
+    std::string label = key.starts_with("metrics.") ? key.substr(8) : key.starts_with("workload_metrics.") ? key.substr(17) : key;
     s += (s.empty() ? "" : "; ") + label + " paper " + number_text(key, *it) + " / ours " +
          number_text(key, measured_value(cell, key));
   }
@@ -136,14 +150,27 @@ compare_summary finish_comparison(table t, std::vector<std::pair<std::vector<std
   return s;
 }
 
-// "paper formula / exact" closed-form detection probabilities of a cell (004
-// section IV-C), as the detector computed them for the trials' actual data.
-std::string closed_form_column(const json& cell) {
-  const auto& m = cell["metrics"];
-  auto get = [&](const char* name) { return m.contains(name) ? m[name] : json(nullptr); };
-  const json paper = get("faulty.paper_formula_detect.mean"), exact = get("faulty.theory_detect.mean");
-  if (paper.is_null() && exact.is_null()) return "";
-  return fmt::format("{} / {}", pct(paper), pct(exact));
+// The mean of each closed-form detection probability the detector declares
+// (e.g. 004 section IV-C: the paper's formula / exact for the trials' data),
+// joined by " / ".
+std::string closed_form_column(const json& cell, const std::vector<std::string>& names) {
+  if (names.empty() || !cell.contains("metrics")) return "";
+  std::string s;
+  bool any = false;
+  for (const auto& n : names) {
+    const std::string key = "faulty." + n + ".mean";
+    const json v = cell["metrics"].contains(key) ? cell["metrics"][key] : json(nullptr);
+    any |= !v.is_null();
+    s += (s.empty() ? "" : " / ") + pct(v);
+  }
+  return any ? s : "";
+}
+
+std::string closed_form_header(const std::map<std::string, std::vector<std::string>>& forms) {
+  std::vector<std::string> names;
+  for (const auto& [label, ns] : forms)
+    if (ns.size() > names.size()) names = ns;
+  return "closed form: " + fmt::format("{}", fmt::join(names, " / "));
 }
 
 // Totals over the axes a paper pools (004 Table II sums 28 shapes): one row per
@@ -157,19 +184,21 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
   struct group {
     std::vector<std::string> row;
     int64_t cells = 0, det = 0, n = 0, flag = 0, nc = 0;
-    double paper_w = 0, exact_w = 0, wp = 0, we = 0;
+    std::vector<double> form_sum, form_w;  // per closed form: trial-weighted sum of means, weights
     json reference;
     bool same_reference = true;
   };
   std::vector<group> groups;
   std::map<std::vector<std::string>, size_t> at;
+  auto forms = closed_forms_of(r);
   for (const auto& c : r["cells"]) {
     if (!c["skipped"].is_null()) continue;
     std::vector<std::string> key;
     for (const auto& a : kept) key.push_back(c["axes"][a].get<std::string>());
     key.push_back(c["detector"]["label"]);
     auto [it, fresh] = at.emplace(key, groups.size());
-    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, 0, 0, 0, 0, c["reference"], true});
+    const auto& names = forms[c["detector"]["label"]];
+    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, std::vector<double>(names.size()), std::vector<double>(names.size()), c["reference"], true});
     group& g = groups[it->second];
     ++g.cells;
     g.det += c["faulty"]["detected"].get<int64_t>(), g.n += c["faulty"]["trials"].get<int64_t>();
@@ -177,16 +206,16 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
     g.same_reference &= c["reference"] == g.reference;
     const auto& m = c["metrics"];
     const double w = double(c["faulty"]["trials"].get<int64_t>());
-    if (m.contains("faulty.paper_formula_detect.mean") && !m["faulty.paper_formula_detect.mean"].is_null())
-      g.paper_w += w * m["faulty.paper_formula_detect.mean"].get<double>(), g.wp += w;
-    if (m.contains("faulty.theory_detect.mean") && !m["faulty.theory_detect.mean"].is_null())
-      g.exact_w += w * m["faulty.theory_detect.mean"].get<double>(), g.we += w;
+    for (size_t f = 0; f < names.size(); ++f) {
+      const std::string k = "faulty." + names[f] + ".mean";
+      if (m.contains(k) && !m[k].is_null()) g.form_sum[f] += w * m[k].get<double>(), g.form_w[f] += w;
+    }
   }
   table t;
   t.head = kept;
-  for (const char* h : {"detector", "cells", "detected / not", "rate (95% CI)", "clean flagged / not",
-                        "closed form: paper / exact", "published (paper) vs measured (ours)"})
-    t.head.push_back(h);
+  for (const char* h : {"detector", "cells", "detected / not", "rate (95% CI)", "clean flagged / not"}) t.head.push_back(h);
+  t.head.push_back(closed_form_header(forms));
+  t.head.push_back("published (paper) vs measured (ours)");
   for (const auto& g : groups) {
     std::vector<std::string> row = g.row;
     row.push_back(std::to_string(g.cells));
@@ -195,7 +224,11 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
     row.push_back(g.n ? fmt::format("{:.2f}% [{:.1f},{:.1f}]", 100.0 * double(g.det) / double(g.n), 100 * ci.lo, 100 * ci.hi) : "-");
     row.push_back(fmt::format("{} / {}", g.flag, g.nc - g.flag));
     auto share = [](double sum, double w) { return w > 0 ? fmt::format("{:.2f}%", 100 * sum / w) : std::string("-"); };
-    row.push_back(g.wp + g.we > 0 ? share(g.paper_w, g.wp) + " / " + share(g.exact_w, g.we) : "");
+    std::string forms_text;
+    bool any_form = false;
+    for (size_t f = 0; f < g.form_sum.size(); ++f)
+      forms_text += (f ? " / " : "") + share(g.form_sum[f], g.form_w[f]), any_form |= g.form_w[f] > 0;
+    row.push_back(any_form ? forms_text : "");
     std::string paper;
     if (g.same_reference && g.reference.is_object())
       for (auto it = g.reference.begin(); it != g.reference.end(); ++it) {
@@ -233,10 +266,23 @@ std::string show_table(const json& r) {
   for (const auto& c : r["cells"]) any_ref |= !c["reference"].is_null();
   table t;
   t.head = axes;
-  bool any_closed = false;
-  for (const auto& c : r["cells"]) any_closed |= c["skipped"].is_null() && !closed_form_column(c).empty();
-  for (const char* h : {"detector", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n", "overhead"}) t.head.push_back(h);
-  if (any_closed) t.head.push_back("closed form: paper / exact");
+  const auto forms = closed_forms_of(r);
+  auto forms_of = [&](const json& c) {
+    auto it = forms.find(c["detector"]["label"]);
+    return it == forms.end() ? std::vector<std::string>{} : it->second;
+  };
+  bool any_closed = false, any_located = false, multi_step = false;
+  for (const auto& c : r["cells"]) {
+    if (!c["skipped"].is_null()) continue;
+    any_closed |= !closed_form_column(c, forms_of(c)).empty();
+    if (c["faulty"].contains("localization")) any_located |= c["faulty"]["localization"]["trials"].get<int64_t>() > 0;
+    if (c["clean"].contains("steps")) multi_step |= c["clean"]["steps"]["trials"] != c["clean"]["trials"];
+  }
+  for (const char* h : {"detector", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n"}) t.head.push_back(h);
+  if (any_located) t.head.push_back("located right (95% CI) n");
+  if (multi_step) t.head.push_back("latency p50/p90 (steps)"), t.head.push_back("false alarms per clean step");
+  t.head.push_back("overhead");
+  if (any_closed) t.head.push_back(closed_form_header(forms));
   if (any_ref) t.head.push_back("published (paper) vs measured (ours)");
   int skipped = 0;
   for (const auto& c : r["cells"]) {
@@ -256,14 +302,23 @@ std::string show_table(const json& r) {
                       ? fmt::format("{}/{}", large["detected"].get<int64_t>(), large["trials"].get<int64_t>())
                       : "-");
     row.push_back(rate_ci(c["clean"], "flagged"));
+    if (any_located) row.push_back(c["faulty"].contains("localization") ? rate_ci(c["faulty"]["localization"], "right") : "-");
+    if (multi_step) {
+      const auto& l = c["faulty"]["latency_steps"];
+      auto num = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:g}", v.get<double>()); };
+      row.push_back(num(l["p50"]) + "/" + num(l["p90"]));
+      row.push_back(rate_ci(c["clean"]["steps"], "flagged"));
+    }
     auto it = overhead.find({c["cell"], c["detector"]["label"]});
     row.push_back(it == overhead.end() ? "-" : fmt::format("{:.1f}%", 100 * it->second));
-    if (any_closed) row.push_back(closed_form_column(c));
+    if (any_closed) row.push_back(closed_form_column(c, forms_of(c)));
     if (any_ref) row.push_back(paper_column(c));
     t.rows.push_back(row);
   }
   out += t.render();
   if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
+  if (r.contains("recordings") && !r["recordings"].empty())
+    out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size());
   if (su["reproduces"].is_object() && su["reproduces"].contains("pool_over")) {
     std::vector<std::string> pooled;
     for (const auto& p : su["reproduces"]["pool_over"]) pooled.push_back(p.get<std::string>());

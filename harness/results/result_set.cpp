@@ -21,7 +21,6 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
-#include "harness/campaign/engine.hpp"
 #include "harness/errors.hpp"
 #include "harness/scoring/proportions.hpp"
 
@@ -47,6 +46,35 @@ std::string cpu_model() {
   while (std::getline(in, line))
     if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
   return "unknown";
+}
+
+// Version 2: outcome counts add up to the rates' counts, localization and
+// per-step rates are consistent, every rate lies inside its interval.
+template <class CheckInterval>
+void check_episode_arithmetic(const json& c, const std::string& at, std::vector<std::string>& problems,
+                              const CheckInterval& check_interval) {
+  const auto& f = c["faulty"];
+  const auto& fo = f["outcome_counts"];
+  const int64_t right = fo["detected_right_location"], wrong = fo["detected_wrong_location"];
+  const int64_t det = right + wrong + fo["detected_unlocated"].get<int64_t>();
+  if (det != f["detected"].get<int64_t>() || det + fo["missed"].get<int64_t>() != f["trials"].get<int64_t>())
+    problems.push_back(at + "/faulty/outcome_counts: detections and misses do not add up to detected and trials");
+  const auto& loc = f["localization"];
+  if (loc["trials"].get<int64_t>() != right + wrong || loc["right"].get<int64_t>() != right)
+    problems.push_back(at + "/faulty/localization: expected right/trials = detected_right_location/(right + wrong location)");
+  check_interval(loc, at + "/faulty/localization", "right");
+  if (f["latency_steps"]["detections"].get<int64_t>() != det)
+    problems.push_back(at + "/faulty/latency_steps: detections != detected");
+  const auto& cl = c["clean"];
+  const auto& co = cl["outcome_counts"];
+  if (co["false_alarm"].get<int64_t>() != cl["flagged"].get<int64_t>() ||
+      co["false_alarm"].get<int64_t>() + co["clean_pass"].get<int64_t>() != cl["trials"].get<int64_t>())
+    problems.push_back(at + "/clean/outcome_counts: false alarms and passes do not add up to flagged and trials");
+  const auto& st = cl["steps"];
+  if (st["flagged"].get<int64_t>() > st["trials"].get<int64_t>() || st["flagged"].get<int64_t>() < cl["flagged"].get<int64_t>() ||
+      st["trials"].get<int64_t>() < cl["trials"].get<int64_t>())
+    problems.push_back(at + "/clean/steps: flagged steps must lie between flagged episodes and steps");
+  check_interval(st, at + "/clean/steps", "flagged");
 }
 
 }  // namespace
@@ -87,64 +115,29 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
             {"cli11", CLI11_VERSION}}}};
 }
 
-json make_result_set(const suite& s, const run_options& o, json cells, json timing, json prov) {
-  json axes = json::object();
-  for (const auto& [name, vals] : s.axes) axes[name] = vals;
-  json dets = json::array();
-  for (const auto& d : s.detectors) dets.push_back({{"label", d.label}, {"name", d.info->name}, {"params", d.params}});
+json make_result_set(json suite_block, int shard_index, int shard_count, json cells, json recordings, json timing,
+                     json prov) {
   json j;
   j["schema"] = k_result_schema;
   j["complete"] = true;
-  j["suite"] = {{"name", s.name},
-                {"file", s.file},
-                {"sha256", s.sha256},
-                {"scale", s.scale},
-                {"workload", s.wl->name()},
-                {"description", s.description},
-                {"seed", s.seed},
-                {"trials", {{"faulty", s.faulty_trials}, {"clean", s.clean_trials}}},
-                {"axes", axes},
-                {"axis_overrides", s.axis_overrides},
-                {"detectors", dets},
-                {"reproduces", s.reproduces}};
-  j["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
+  j["suite"] = std::move(suite_block);
+  j["shard"] = {{"index", shard_index}, {"count", shard_count}};
   prov["finished"] = now_iso8601();
   j["provenance"] = std::move(prov);
   j["cells"] = std::move(cells);
+  j["recordings"] = std::move(recordings);
   j["timing"] = std::move(timing);
   return j;
 }
 
-void write_json_atomic(const std::string& path, const json& j) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f) throw input_error(path, "file", "cannot open a temporary file beside it for writing");
-    const std::string text = j.dump(1) + "\n";
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-    std::fclose(f);
-    if (!ok) {
-      std::filesystem::remove(tmp);
-      throw input_error(path, "file", "writing failed (disk full?); nothing was written");
-    }
-  }
-  std::filesystem::rename(tmp, path);
-}
-
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "file", "expected a readable JSON file; cannot open it");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw input_error(path, "byte " + std::to_string(e.byte), std::string("expected valid JSON: ") + e.what());
-  }
-}
-
 std::vector<std::string> validate_result_set(const json& j) {
   std::vector<std::string> problems;
+  if (!j.is_object() || !j.contains("schema") || (j["schema"] != k_result_schema && j["schema"] != k_result_schema_v1))
+    return {std::string("schema: expected \"schema\": \"") + k_result_schema + "\" (or \"" + k_result_schema_v1 + "\")"};
+  const bool v2 = j["schema"] == k_result_schema;
   {
-    static const json schema_doc = json::parse(result_schema_text());
+    static const json schema_v1 = json::parse(result_schema_text_v1()), schema_v2 = json::parse(result_schema_text_v2());
+    const json& schema_doc = v2 ? schema_v2 : schema_v1;
     valijson::Schema schema;
     valijson::SchemaParser parser;
     valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_doc);
@@ -175,6 +168,15 @@ std::vector<std::string> validate_result_set(const json& j) {
       problems.push_back(at + ": a cell that ran needs faulty, clean and by_significance");
       continue;
     }
+    auto check_interval = [&](const json& b, const std::string& bp, const char* hits_name) {
+      const int64_t n = b["trials"], x = b[hits_name];
+      const interval ci = wilson_interval(x, n);
+      const double lo = b["ci95"][0].get<double>(), hi = b["ci95"][1].get<double>();
+      if (std::fabs(lo - ci.lo) > 1e-9 || std::fabs(hi - ci.hi) > 1e-9)
+        problems.push_back(bp + ": ci95 is not the Wilson interval of " + hits_name + "/trials");
+      if (v2 && b["rate"].is_number() && !(lo <= b["rate"].get<double>() && b["rate"].get<double>() <= hi))
+        problems.push_back(bp + ": rate lies outside its own ci95");
+    };
     auto check_block = [&](const json& b, const char* name, const char* hits_name, int64_t outcome_trials) {
       const int64_t n = b["trials"], x = b[hits_name];
       const std::string bp = at + "/" + name;
@@ -182,9 +184,7 @@ std::vector<std::string> validate_result_set(const json& j) {
       if (n > 0 && (b["rate"].is_null() || std::fabs(b["rate"].get<double>() - double(x) / double(n)) > 1e-12))
         problems.push_back(bp + ": rate is not " + hits_name + "/trials");
       if (n == 0 && !b["rate"].is_null()) problems.push_back(bp + ": rate must be null with no trials");
-      const interval ci = wilson_interval(x, n);
-      if (std::fabs(b["ci95"][0].get<double>() - ci.lo) > 1e-9 || std::fabs(b["ci95"][1].get<double>() - ci.hi) > 1e-9)
-        problems.push_back(bp + ": ci95 is not the Wilson interval of " + hits_name + "/trials");
+      check_interval(b, bp, hits_name);
       try {
         const auto bits = outcome_bits::from_hex(b["outcomes"].get<std::string>(), size_t(outcome_trials));
         if (bits.count() != x) problems.push_back(fmt::format("{}: outcome bits count {} != {} {}", bp, bits.count(), hits_name, x));
@@ -202,6 +202,7 @@ std::vector<std::string> validate_result_set(const json& j) {
     }
     if (band_trials != c["faulty"]["trials"].get<int64_t>() || band_detected != c["faulty"]["detected"].get<int64_t>())
       problems.push_back(at + "/by_significance: bands do not add up to the faulty trials and detections");
+    if (v2) check_episode_arithmetic(c, at, problems, check_interval);
   }
   return problems;
 }
@@ -215,6 +216,7 @@ json merge_result_sets(const std::vector<json>& shards, const std::vector<std::s
   for (size_t i = 0; i < shards.size(); ++i) {
     const auto& s = shards[i];
     if (auto p = validate_result_set(s); !p.empty()) throw input_error(files[i], p.front(), "expected a valid result set");
+    if (s["schema"] != first["schema"]) throw input_error(files[i], "/schema", "differs from " + files[0] + ": shards must come from one run");
     for (const char* k : {"name", "sha256", "scale", "seed", "axis_overrides", "trials"})
       if (s["suite"][k] != first["suite"][k])
         throw input_error(files[i], std::string("/suite/") + k, "differs from " + files[0] + ": shards must come from one run");
@@ -227,10 +229,12 @@ json merge_result_sets(const std::vector<json>& shards, const std::vector<std::s
     if (!by_index.count(i))
       throw input_error("merge", "shards", fmt::format("shard {}/{} is missing", i, count));
   // Cells in the order an unsharded run writes them: by cell index, detectors in suite order.
-  std::vector<json> cells, timing;
+  std::vector<json> cells, timing, recordings;
   for (const auto& s : shards) {
     for (const auto& c : s["cells"]) cells.push_back(c);
     for (const auto& t : s["timing"]) timing.push_back(t);
+    if (s.contains("recordings"))
+      for (const auto& r : s["recordings"]) recordings.push_back(r);
   }
   std::map<std::string, size_t> det_order;
   for (size_t d = 0; d < first["suite"]["detectors"].size(); ++d) det_order[first["suite"]["detectors"][d]["label"]] = d;
@@ -242,9 +246,17 @@ json merge_result_sets(const std::vector<json>& shards, const std::vector<std::s
     return std::make_pair(a["cell"].get<int64_t>(), det_order[a["detector"]]) <
            std::make_pair(b["cell"].get<int64_t>(), det_order[b["detector"]]);
   });
+  std::map<std::string, size_t> rec_order;
+  if (first["suite"].contains("recorders"))
+    for (size_t d = 0; d < first["suite"]["recorders"].size(); ++d) rec_order[first["suite"]["recorders"][d]["label"]] = d;
+  std::stable_sort(recordings.begin(), recordings.end(), [&](const json& a, const json& b) {
+    return std::make_pair(a["cell"].get<int64_t>(), rec_order[a["recorder"]["label"]]) <
+           std::make_pair(b["cell"].get<int64_t>(), rec_order[b["recorder"]["label"]]);
+  });
   json out = first;
   out["shard"] = {{"index", 0}, {"count", 1}, {"merged_from", files}};
   out["cells"] = cells;
+  if (first.contains("recordings")) out["recordings"] = recordings;
   out["timing"] = timing;
   out["provenance"]["argv"] = argv;
   out["provenance"]["finished"] = now_iso8601();

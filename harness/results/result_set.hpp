@@ -1,35 +1,43 @@
-// The result-set format (results/schema/result-set-1.schema.json): building one
-// from a finished campaign, writing it atomically, reading, validating
-// (schema + arithmetic), and merging shards.
+// The result-set format (results/schema/result-set-2.schema.json; version 1
+// files are still read): building one from a finished campaign's plain
+// description, validating (schema + arithmetic), merging shards, and
+// migrating version 1 files to version 2.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "harness/io/json_file.hpp"
+
 namespace sdc {
 
-struct suite;
-struct run_options;
-
-inline constexpr const char* k_result_schema = "sdcbench.result/1";
+inline constexpr const char* k_result_schema = "sdcbench.result/2";
+inline constexpr const char* k_result_schema_v1 = "sdcbench.result/1";
 
 std::string now_iso8601();
 nlohmann::json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started);
 // `prov` is the provenance taken when the run started (the source tree's git
 // state then is the one that built the results); "finished" is set here.
-nlohmann::json make_result_set(const suite& s, const run_options& o, nlohmann::json cells, nlohmann::json timing,
-                               nlohmann::json prov);
+// `suite_block`: the suite as run (name, file, sha256, scale, workload, seed,
+// trials, axes, detectors, recorders, truth_metrics, reproduces, ...).
+nlohmann::json make_result_set(nlohmann::json suite_block, int shard_index, int shard_count, nlohmann::json cells,
+                               nlohmann::json recordings, nlohmann::json timing, nlohmann::json prov);
 
-// Writes to PATH.tmp.PID, fsyncs, renames: a reader never sees half a file.
-void write_json_atomic(const std::string& path, const nlohmann::json& j);
-// Reads a JSON file; input_error naming the file on failure.
-nlohmann::json read_json_file(const std::string& path);
 
-// Problems found (empty = valid): schema violations with their JSON paths, then
-// arithmetic that does not add up (rates, intervals, outcome bits, bands).
+// Problems found (empty = valid) in a version 1 or 2 file: schema violations
+// with their JSON paths, then arithmetic that does not add up (rates inside
+// their intervals, outcome counts and bits, bands, localization, steps).
 std::vector<std::string> validate_result_set(const nlohmann::json& j);
-// The embedded schema text (generated from results/schema/ at build time).
-const char* result_schema_text();
+// The embedded schema texts (generated from results/schema/ at build time).
+const char* result_schema_text_v1();
+const char* result_schema_text_v2();
+
+// A version 1 result set as version 2 (`sdcbench migrate`): v1 recorded no
+// locations, so every detection becomes detected_unlocated; a trial is a
+// one-step episode; fault_err_* metrics move to workload_metrics as
+// err_ulps/err_rel/err_over_noise; rates and intervals are recomputed.
+// input_error naming the file when it is not a valid version 1 set.
+nlohmann::json migrate_result_set(const nlohmann::json& v1, const std::string& file);
 
 // Merges shards of one run into what an unsharded run writes. input_error when
 // the shards do not belong together or do not cover every index once.

@@ -13,7 +13,11 @@ interval wilson_interval(int64_t x, int64_t n, double z) {
   const double denom = 1 + z2 / nn;
   const double center = (p + z2 / (2 * nn)) / denom;
   const double half = z / denom * std::sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+  // The closed form rounds: at x = n it gives 1 - 1e-16, at x = 0 a tiny
+  // positive bound. The interval always holds the observed rate x/n.
+  const double lo = x == 0 ? 0.0 : std::min(p, std::max(0.0, center - half));
+  const double hi = x == n ? 1.0 : std::max(p, std::min(1.0, center + half));
+  return {lo, hi};
 }
 
 double two_proportion_p(int64_t x1, int64_t n1, int64_t x2, int64_t n2) {

@@ -13,7 +13,8 @@ struct interval {
   double lo = 0, hi = 1;
 };
 
-// Wilson score interval for x successes in n trials (Wilson 1927). n = 0 gives [0, 1].
+// Wilson score interval for x successes in n trials (Wilson 1927). n = 0 gives
+// [0, 1]; x = 0 gives lo = 0 and x = n hi = 1 exactly, so x/n always lies inside.
 interval wilson_interval(int64_t x, int64_t n, double z = k_z95);
 
 // Two-sided p-value of the pooled two-proportion z-test of x1/n1 vs x2/n2.

@@ -6,9 +6,10 @@
 // `shift` is a number (Delta in the values' units) or crit(R): R times
 // Delta_crit(p, sigma) of Appendix B.2, for a normal(mu, sigma) base, so a
 // suite can walk across the theorem's threshold. Detectors are the sample
-// tests of detectors/gradient_tests.cpp; every verdict carries the cell's
-// delta_crit and exponent position (bf16/fp32, n = 8) as metrics, so Table 3
-// and Figure 5 read off a result set.
+// tests of detectors/gradient_tests.cpp. The ground truth of each faulty
+// episode carries Delta, the cell's delta_crit and its exponent position
+// (bf16/fp32, n = 8) as workload metrics, so Table 3 and Figure 5 read off a
+// result set.
 #include <fmt/format.h>
 
 #include <boost/random/uniform_int_distribution.hpp>
@@ -20,6 +21,7 @@
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
 #include "harness/theory/critical_shift.hpp"
+#include "workloads/gradient/sample_view.hpp"
 
 namespace sdc {
 namespace {
@@ -75,59 +77,49 @@ mix_cell parse_cell(const cell& c) {
   return g;
 }
 
-class mixture_runner final : public cell_runner {
+class mixture_runner final : public episode_runner {
  public:
-  mixture_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
-      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
-    const detector_context ctx{&fp64(), &fp64(), c.axes_json()};
-    for (const auto& d : detectors)
-      detectors_.emplace_back(dynamic_cast<gradient_detector*>(d.info->make(detector_params(d.params, &fp64()), ctx).release()));
-    x_.resize(size_t(g_.n));
-  }
+  mixture_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) { x_.resize(size_t(g_.n)); }
 
-  trial_result run_trial(trial_kind kind, uint64_t trial) override {
-    trial_result r;
-    r.detector_seconds.assign(detectors_.size(), 0.0);
-    r.verdicts.resize(detectors_.size());
-    rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
+    kind_ = kind, trial_ = trial;
+    return trial * 4 + uint64_t(kind);
+  }
+  double run_step(int64_t) override {
+    rng data = make_stream(seed_, hash_, trial_, kind_, stream_purpose::data);
     const auto t0 = clock_type::now();
     for (auto& v : x_) v = g_.base.sample(data);
-    r.kernel_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-    r.kernel_ran = true;
-    if (kind == trial_kind::faulty) {
-      // k distinct positions (partial Fisher-Yates over an index list).
-      const int64_t k = std::max<int64_t>(1, std::llround(g_.p * double(g_.n)));
-      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      idx_.resize(size_t(g_.n));
-      for (int64_t i = 0; i < g_.n; ++i) idx_[size_t(i)] = i;
-      for (int64_t i = 0; i < k; ++i) {
-        const int64_t j = boost::random::uniform_int_distribution<int64_t>(i, g_.n - 1)(frng);
-        std::swap(idx_[size_t(i)], idx_[size_t(j)]);
-        x_[size_t(idx_[size_t(i)])] += g_.delta;
-      }
-      r.band = g_.delta != 0 ? significance::large : significance::masked;
-      r.err_ulps = std::fabs(g_.delta);
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+  }
+  fault_target& target(int64_t, int) override {
+    target_.emplace(tensor_view{&fp64(), x_.data(), 1, g_.n});
+    return *target_;
+  }
+  void faulted(int64_t, int, const std::vector<injection_record>&) override {}
+  location truth_location(const injection_record&) const override { return {}; }
+  std::vector<const step_view*> views(int64_t) override {
+    step_.data = {x_.data(), g_.n};
+    return {&step_};
+  }
+  episode_truth truth() override {
+    episode_truth t;
+    t.band = g_.delta != 0 ? significance::large : significance::masked;
+    t.metrics.emplace_back("delta", g_.delta);
+    if (g_.crit) {
+      t.metrics.emplace_back("delta_crit", g_.crit->delta);
+      t.metrics.emplace_back("position", exponent_position(g_.crit->delta, 8));
     }
-    const gradient_data d{x_.data(), g_.n};
-    for (size_t k = 0; k < detectors_.size(); ++k) {
-      const auto t1 = clock_type::now();
-      r.verdicts[k] = detectors_[k]->verify(d);
-      r.detector_seconds[k] += std::chrono::duration<double>(clock_type::now() - t1).count();
-      if (g_.crit) {
-        r.verdicts[k].metrics.emplace_back("delta_crit", g_.crit->delta);
-        r.verdicts[k].metrics.emplace_back("position", exponent_position(g_.crit->delta, 8));
-      }
-      r.verdicts[k].metrics.emplace_back("delta", g_.delta);
-    }
-    return r;
+    return t;
   }
 
  private:
   mix_cell g_;
   uint64_t seed_, hash_;
-  std::vector<std::unique_ptr<gradient_detector>> detectors_;
+  trial_kind kind_ = trial_kind::clean;
+  uint64_t trial_ = 0;
   std::vector<double> x_;
-  std::vector<int64_t> idx_;
+  std::optional<tensor_target> target_;
+  sample_step step_;
 };
 
 class mixture_workload final : public workload {
@@ -157,9 +149,19 @@ class mixture_workload final : public workload {
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return {&fp64(), &fp64(), c.axes_json()}; }
-  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                           uint64_t seed) const override {
-    return std::make_unique<mixture_runner>(c, detectors, seed);
+  std::vector<std::string> truth_metrics() const override { return {"delta", "delta_crit", "position"}; }
+  // round(p n) (at least 1) distinct positions, each shifted by Delta.
+  fault_plan plan(const cell& c) const override {
+    const mix_cell g = parse_cell(c);
+    fault_plan p;
+    p.spec.model.k = fault_model::kind::add;
+    p.spec.model.factor = g.delta;
+    p.count = std::max<int64_t>(1, std::llround(g.p * double(g.n)));
+    p.distinct = true;
+    return p;
+  }
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+    return std::make_unique<mixture_runner>(c, seed);
   }
 
  private:

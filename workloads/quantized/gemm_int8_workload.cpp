@@ -18,7 +18,9 @@
 #include "harness/campaign/workload.hpp"
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
-#include "harness/workloads/int8_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
+#include "workloads/quantized/quantized_views.hpp"
 #include "injectors/inject.hpp"
 
 namespace sdc {
@@ -73,124 +75,125 @@ void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
   for (auto& x : v) x = T(std::clamp(std::nearbyint(d.sample(g)), lo, hi));
 }
 
-class int8_runner final : public cell_runner {
+class int8_runner final : public episode_runner {
  public:
-  int8_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+  int8_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
       : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
     std::string why, axis;
     spec_ = {g_.model, *fault_bits(g_, &why, &axis), g_.site};
-    const detector_context ctx{&s8(), &s32(), c.axes_json()};
     ldb_ = g_.shape.n;
-    for (const auto& d : detectors) {
-      auto* det = dynamic_cast<int8_gemm_detector*>(d.info->make(detector_params(d.params, &s32()), ctx).release());
-      extra_at_.push_back(ldb_);
-      ldb_ += det->extra_columns();
-      detectors_.emplace_back(det);
+    for (const auto& n : needs) {
+      const int cols = n.value("extra_columns", 0);
+      extra_at_.push_back(cols ? ldb_ : -1);
+      ldb_ += cols;
     }
     const auto& s = g_.shape;
     A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
     Bp_.resize(size_t(s.k * ldb_)), C_.resize(size_t(s.m * ldb_));
   }
 
-  trial_result run_trial(trial_kind kind, uint64_t trial) override {
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
     const auto& s = g_.shape;
-    trial_result r;
-    r.detector_seconds.assign(detectors_.size(), 0.0);
-    r.verdicts.resize(detectors_.size());
+    faulty_ = false;
     rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
     fill_saturated(A_, g_.a_dist, data);
     fill_saturated(B_, g_.b_dist, data);
     for (int64_t i = 0; i < s.k; ++i) std::copy_n(B_.data() + i * s.n, s.n, Bp_.data() + i * ldb_);
-    for (size_t d = 0; d < detectors_.size(); ++d) {
-      const auto t0 = clock_type::now();
-      detectors_[d]->encode(B_.data(), s.k, s.n, s.n, Bp_.data() + extra_at_[d], ldb_);
-      r.detector_seconds[d] += seconds_since(t0);
-    }
+    return trial * 4 + uint64_t(kind);
+  }
+
+  // Every detector packs its checksum columns with B (section IV-A3).
+  std::vector<const step_view*> encode_views(int64_t) override {
+    const auto& s = g_.shape;
+    enc_.B = B_.data(), enc_.k = s.k, enc_.n = s.n, enc_.ldb = s.n, enc_.ld_ext = ldb_;
+    enc_.ext.clear();
+    for (int64_t at : extra_at_) enc_.ext.push_back(at >= 0 ? Bp_.data() + at : nullptr);
+    return {&enc_};
+  }
+
+  double run_step(int64_t) override {
+    const auto& s = g_.shape;
     const auto t0 = clock_type::now();
     gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp_.data(), ldb_, C_.data(), ldb_);
-    r.kernel_seconds = seconds_since(t0);
-    r.kernel_ran = true;
-
-    const int32_t* C = C_.data();
-    int8_fault_context fctx;
-    if (kind == trial_kind::faulty) {
-      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      const injection_record rec = inject_fault(frng);
-      if (!rec.applied) {
-        r.skipped = true;
-        r.skip_reason = rec.skip_reason;
-        return r;
-      }
-      fctx = {g_.target, rec.row, rec.col, rec.old_bits, spec_.model, spec_.bits};
-      C = C2_.data();
-      label_significance(r);
-    }
-    for (size_t d = 0; d < detectors_.size(); ++d) {
-      int8_gemm_data view{s.m, s.n, s.k, A_.data(), s.k, (kind == trial_kind::faulty && g_.target == "B" ? Bp2_ : Bp_).data(),
-                          ldb_, C, ldb_, detectors_[d]->extra_columns() ? C + extra_at_[d] : nullptr};
-      const auto t1 = clock_type::now();
-      r.verdicts[d] = detectors_[d]->verify(view);
-      r.detector_seconds[d] += seconds_since(t1);
-      if (kind == trial_kind::faulty) {
-        view.B = Bp_.data(), view.C = C_.data();  // the theory conditions on the clean data
-        for (auto& m : detectors_[d]->detection_theory(view, fctx)) r.verdicts[d].metrics.push_back(m);
-      }
-    }
-    return r;
+    return seconds_since(t0);
   }
 
- private:
-  // Injects into a contiguous copy of the target's data part (so the site rule
-  // draws among data elements only) and writes the changed element into B' or C'.
-  injection_record inject_fault(rng& frng) {
+  // The data part of B' (after encoding: the checksum columns are not hit, as
+  // the paper assumes) or of the int32 C', in a copy.
+  fault_target& target(int64_t, int) override {
     const auto& s = g_.shape;
-    injection_record rec;
     if (g_.target == "B") {
-      scratch8_ = B_;
-      rec = inject(tensor_view{&s8(), scratch8_.data(), s.k, s.n}, spec_, frng);
-      if (!rec.applied) return rec;
       Bp2_ = Bp_;
-      Bp2_[size_t(rec.row * ldb_ + rec.col)] = scratch8_[size_t(rec.index)];
+      target_.emplace(tensor_view{&s8(), Bp2_.data(), s.k, s.n, ldb_});
+    } else {
+      C2_ = C_;
+      target_.emplace(tensor_view{&s32(), C2_.data(), s.m, s.n, ldb_});
+    }
+    return *target_;
+  }
+
+  void faulted(int64_t, int, const std::vector<injection_record>& recs) override {
+    const auto& s = g_.shape;
+    const injection_record& rec = recs.front();
+    if (g_.target == "B") {
       C2_.resize(C_.size());
       gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp2_.data(), ldb_, C2_.data(), ldb_);
-    } else {
-      scratch32_.resize(size_t(s.m * s.n));
-      for (int64_t i = 0; i < s.m; ++i) std::copy_n(C_.data() + i * ldb_, s.n, scratch32_.data() + i * s.n);
-      rec = inject(tensor_view{&s32(), scratch32_.data(), s.m, s.n}, spec_, frng);
-      if (!rec.applied) return rec;
-      C2_ = C_;
-      C2_[size_t(rec.row * ldb_ + rec.col)] = scratch32_[size_t(rec.index)];
     }
-    return rec;
+    fctx_ = {g_.target, rec.row, rec.col, rec.old_bits, spec_.model, spec_.bits};
+    faulty_ = true;
+    label_significance();
   }
 
-  // Integers are exact: the fault's error is the change of C itself.
-  void label_significance(trial_result& r) const {
+  std::vector<const step_view*> views(int64_t) override {
     const auto& s = g_.shape;
-    r.band = significance::masked;
+    const int32_t* C = faulty_ ? C2_.data() : C_.data();
+    const int8_t* B = (faulty_ && g_.target == "B" ? Bp2_ : Bp_).data();
+    step_.checked.clear(), step_.clean.clear();
+    for (int64_t at : extra_at_) {
+      step_.checked.push_back({s.m, s.n, s.k, A_.data(), s.k, B, ldb_, C, ldb_, at >= 0 ? C + at : nullptr});
+      step_.clean.push_back({s.m, s.n, s.k, A_.data(), s.k, Bp_.data(), ldb_, C_.data(), ldb_, at >= 0 ? C_.data() + at : nullptr});
+    }
+    step_.fault = faulty_ ? &fctx_ : nullptr;
+    return {&step_};
+  }
+
+  episode_truth truth() override { return truth_; }
+
+ private:
+  // Integers are exact: the fault's error is the change of C itself.
+  void label_significance() {
+    const auto& s = g_.shape;
+    episode_truth r;
+    double max_diff = 0, max_rel = 0;
     for (int64_t i = 0; i < s.m; ++i)
       for (int64_t j = 0; j < s.n; ++j) {
         const size_t idx = size_t(i * ldb_ + j);
         if (C_[idx] == C2_[idx]) continue;
         const double diff = std::fabs(double(C2_[idx]) - double(C_[idx]));
         const double rel = diff / std::max(1.0, std::fabs(double(C_[idx])));
-        r.err_ulps = std::max(r.err_ulps, diff);
-        r.err_rel = std::max(r.err_rel, rel);
-        r.err_over_noise = std::max(r.err_over_noise, diff);
+        max_diff = std::max(max_diff, diff);
+        max_rel = std::max(max_rel, rel);
         const significance b = rel > 1e-3 ? significance::large : significance::small;
         if (int(b) > int(r.band)) r.band = b;
       }
+    r.metrics = {{"int_diff", max_diff}, {"rel_diff", max_rel}};
+    truth_ = r;
   }
 
   int8_cell g_;
   uint64_t seed_, hash_;
   fault_spec spec_;
   int64_t ldb_ = 0;                 // columns of B' and C': n + all detectors' extra columns
-  std::vector<int64_t> extra_at_;   // first extra column of each detector
-  std::vector<std::unique_ptr<int8_gemm_detector>> detectors_;
+  std::vector<int64_t> extra_at_;   // first extra column of each detector (-1: none)
+  bool faulty_ = false;
+  int8_fault_context fctx_;
+  episode_truth truth_;
+  std::optional<tensor_target> target_;
+  int8_encode_step enc_;
+  int8_gemm_step step_;
   std::vector<uint8_t> A_;
-  std::vector<int8_t> B_, Bp_, Bp2_, scratch8_;
-  std::vector<int32_t> C_, C2_, scratch32_;
+  std::vector<int8_t> B_, Bp_, Bp2_;
+  std::vector<int32_t> C_, C2_;
 };
 
 class gemm_int8_workload final : public workload {
@@ -233,10 +236,17 @@ class gemm_int8_workload final : public workload {
   }
 
   detector_context context(const cell& c) const override { return {&s8(), &s32(), c.axes_json()}; }
-
-  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                           uint64_t seed) const override {
-    return std::make_unique<int8_runner>(c, detectors, seed);
+  std::vector<std::string> truth_metrics() const override { return {"int_diff", "rel_diff"}; }
+  fault_plan plan(const cell& c) const override {
+    const int8_cell g = parse_cell(c);
+    std::string why, axis;
+    fault_plan p;
+    p.spec = {g.model, *fault_bits(g, &why, &axis), g.site};
+    return p;
+  }
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
+                                              const std::vector<nlohmann::json>& needs) const override {
+    return std::make_unique<int8_runner>(c, seed, needs);
   }
 
  private:

@@ -1,12 +1,13 @@
-#include "harness/workloads/gemm_check.hpp"
+#include "harness/cli/gemm_check.hpp"
 
 #include <fmt/format.h>
 
-#include "detectors/detector.hpp"
+#include "detectors/gemm_detector.hpp"
+#include "detectors/quantized_detectors.hpp"
 #include "harness/errors.hpp"
 #include "harness/io/npy.hpp"
-#include "harness/workloads/int8_kernels.hpp"
-#include "harness/workloads/tensor_view.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
+#include "injectors/tensor_view.hpp"
 
 namespace sdc {
 namespace {
@@ -61,8 +62,7 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
     throw input_error("--detector", r.detector, e.what());
   }
   const json axes = {{"dtype", std::string(f.name)}, {"accumulation", order.text()}, {"shape", s.text()}};
-  auto det_base = info->make(detector_params(params, &f), {&f, &f, axes});
-  auto* det = dynamic_cast<gemm_detector*>(det_base.get());
+  auto det = detector_cast<gemm_detector>(info->make(detector_params(params, &f), {&f, &f, axes}), name, "gemm");
   gemm_data<T> d;
   d.dtype = d.out_fmt = &f, d.shape = s, d.order = order, d.A = a.data(), d.B = b.data(), d.C = c.data(), d.acc = acc.data();
   det->encode(d);
@@ -114,7 +114,7 @@ json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, con
   } catch (const value_error& e) {
     throw input_error("--detector", r.detector, e.what());
   }
-  auto* det = dynamic_cast<int8_gemm_detector*>(base.get());
+  auto det = detector_cast<int8_gemm_detector>(std::move(base), info.name, "int8_gemm");
   const int64_t ld = n + det->extra_columns();
   std::vector<int8_t> bp(size_t(k * ld));
   for (int64_t i = 0; i < k; ++i) std::copy_n(b.data() + i * n, n, bp.data() + i * ld);

@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "harness/errors.hpp"
-#include "harness/workloads/gemm_kernels.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 
 namespace sdc {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/workloads/int8_kernels.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
 
 #include <dnnl.h>
 #include <omp.h>

@@ -17,7 +17,8 @@
 // clean tensors; each fault recomputes only the vectors it touched (with the
 // same kernel, so V equals a full recompute bit for bit).
 // Significance: the worst change of a touched vector's norm: masked if V is
-// unchanged, small if |norm'/norm - 1| <= 1e-3, large otherwise (or non-finite).
+// unchanged, small if |norm'/norm - 1| <= 1e-3, large otherwise (or non-finite);
+// ground-truth metrics log_norm_shift (|change of log-norm|) and norm_rel_change.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -34,8 +35,9 @@
 #include "harness/io/npy.hpp"
 #include "harness/io/safetensors.hpp"
 #include "harness/random/distributions.hpp"
-#include "harness/workloads/log_norms.hpp"
-#include "harness/workloads/tensor_view.hpp"
+#include "workloads/gradient/log_norms.hpp"
+#include "workloads/gradient/sample_view.hpp"
+#include "injectors/tensor_view.hpp"
 #include "injectors/inject.hpp"
 
 namespace sdc {
@@ -142,21 +144,16 @@ struct vector_ref {
   int64_t tensor, offset, length;
 };
 
-class gradient_runner final : public cell_runner {
+class gradient_runner final : public episode_runner {
  public:
-  gradient_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
-      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
-    std::string why, axis;
-    spec_ = {g_.model, *resolve_fault_bits(g_.model, g_.bits, *g_.dtype, &why, &axis), site_rule{}};
-    const detector_context ctx{g_.dtype, g_.dtype, c.axes_json()};
-    for (const auto& d : detectors)
-      detectors_.emplace_back(dynamic_cast<gradient_detector*>(d.info->make(detector_params(d.params, g_.dtype), ctx).release()));
+  gradient_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
     // Tensor shapes and the vectors they are cut into.
     if (g_.file) {
       for (const auto& t : *g_.file) shapes_.push_back(t.shape.empty() ? std::vector<int64_t>{1} : t.shape);
     } else {
       for (int64_t t = 0; t < g_.tensors; ++t) shapes_.push_back(g_.shape);
     }
+    std::vector<tensor_view> views;
     for (size_t t = 0; t < shapes_.size(); ++t) {
       int64_t n = 1;
       for (int64_t d : shapes_[t]) n *= d;
@@ -166,16 +163,18 @@ class gradient_runner final : public cell_runner {
                                                                     : g_.split.block;
       for (int64_t o = 0; o < n; o += len) vectors_.push_back({int64_t(t), o, std::min(len, n - o)});
       first_vector_.push_back(int64_t(vectors_.size()));  // one past this tensor's last vector
-      total_ += n;
     }
+    for (auto& x : data_) views.push_back({g_.dtype, x.data(), 1, int64_t(x.size())});
+    all_ = std::make_unique<tensor_list_target>(std::move(views));
+    undo_ = std::make_unique<undo_log_target>(*all_);
   }
 
-  trial_result run_trial(trial_kind kind, uint64_t trial) override {
-    trial_result r;
-    r.detector_seconds.assign(detectors_.size(), 0.0);
-    r.verdicts.resize(detectors_.size());
+  // Trials of one data set (faults_per_pair) share the clean tensors.
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
+    faulty_ = false;
     const uint64_t pair = kind == trial_kind::faulty ? trial / uint64_t(g_.faults_per_pair) : trial;
-    if (!(have_pair_ && pair_kind_ == kind && pair_ == pair)) {
+    new_pair_ = !(have_pair_ && pair_kind_ == kind && pair_ == pair);
+    if (new_pair_) {
       rng data = make_stream(seed_, hash_, pair, kind, stream_purpose::data);
       for (size_t t = 0; t < data_.size(); ++t) {
         auto& x = data_[t];
@@ -186,58 +185,54 @@ class gradient_runner final : public cell_runner {
           for (auto& v : x) v = round_into<float>(*g_.dtype, g_.dist.sample(data));
         }
       }
+      have_pair_ = true, pair_kind_ = kind, pair_ = pair;
+    }
+    return pair * 4 + uint64_t(kind);
+  }
+
+  // The log-norm pass (000 Algorithm 1's first step) on a new data set.
+  double run_step(int64_t) override {
+    double seconds = -1;
+    if (new_pair_) {
       const auto t0 = clock_type::now();
       clean_v_.resize(vectors_.size());
       for (size_t i = 0; i < vectors_.size(); ++i) clean_v_[i] = log_norm(vectors_[i]);
-      r.kernel_seconds = seconds_since(t0);
-      r.kernel_ran = true;
-      have_pair_ = true, pair_kind_ = kind, pair_ = pair;
+      seconds = seconds_since(t0);
+      new_pair_ = false;
     }
     v_ = clean_v_;
-    std::vector<std::tuple<int64_t, int64_t, float>> undo;  // tensor, element, old value
-    if (kind == trial_kind::faulty) {
-      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      std::vector<int64_t> touched;
-      for (int64_t f = 0; f < g_.fault_count; ++f) {
-        // An element uniform over all tensors; a directed flip whose bit is
-        // already at its target redraws the element (up to the injectors' limit).
-        bool applied = false;
-        for (int attempt = 0; attempt < k_directed_flip_attempts && !applied; ++attempt) {
-          int64_t e = boost::random::uniform_int_distribution<int64_t>(0, total_ - 1)(frng), t = 0;
-          while (e >= int64_t(data_[size_t(t)].size())) e -= int64_t(data_[size_t(t)].size()), ++t;
-          auto& x = data_[size_t(t)];
-          const tensor_view view{g_.dtype, &x[size_t(e)], 1, 1};
-          const float old = x[size_t(e)];
-          const auto nb = apply_fault(spec_.model, *g_.dtype, spec_.bits, view.bits_at(0), frng);
-          if (!nb) continue;
-          view.set_bits(0, *nb);
-          undo.emplace_back(t, e, old);
-          touched.push_back(vector_of(t, e));
-          applied = true;
-        }
-        if (!applied) {
-          for (auto it = undo.rbegin(); it != undo.rend(); ++it) data_[size_t(std::get<0>(*it))][size_t(std::get<1>(*it))] = std::get<2>(*it);
-          r.skipped = true;
-          r.skip_reason = fmt::format("no element with the bit at its source value in {} draws", k_directed_flip_attempts);
-          return r;
-        }
-      }
-      for (int64_t i : touched) v_[size_t(i)] = log_norm(vectors_[size_t(i)]);
-      label_significance(touched, r);
+    return seconds;
+  }
+
+  // An element uniform over all elements of all tensors (in place; end() restores).
+  fault_target& target(int64_t, int) override { return *undo_; }
+
+  // Each fault recomputes only the vector it touched (with the same kernel,
+  // so V equals a full recompute bit for bit).
+  void faulted(int64_t, int, const std::vector<injection_record>& recs) override {
+    faulty_ = true;
+    std::vector<int64_t> touched;
+    for (const auto& r : recs) {
+      const auto [t, e] = all_->locate(r.index);
+      touched.push_back(vector_of(int64_t(t), e));
     }
+    for (int64_t i : touched) v_[size_t(i)] = log_norm(vectors_[size_t(i)]);
+    label_significance(touched);
+  }
+
+  location truth_location(const injection_record&) const override { return {}; }
+
+  std::vector<const step_view*> views(int64_t) override {
     // V without zero vectors (no log-norm).
     compact_.clear();
     for (double x : v_)
       if (x != -INFINITY) compact_.push_back(x);
-    const gradient_data d{compact_.data(), int64_t(compact_.size())};
-    for (size_t k = 0; k < detectors_.size(); ++k) {
-      const auto t1 = clock_type::now();
-      r.verdicts[k] = detectors_[k]->verify(d);
-      r.detector_seconds[k] += seconds_since(t1);
-    }
-    for (auto it = undo.rbegin(); it != undo.rend(); ++it) data_[size_t(std::get<0>(*it))][size_t(std::get<1>(*it))] = std::get<2>(*it);
-    return r;
+    step_.data = {compact_.data(), int64_t(compact_.size())};
+    return {&step_};
   }
+
+  episode_truth truth() override { return truth_; }
+  void end() override { undo_->restore(); }
 
  private:
   double log_norm(const vector_ref& v) const { return log_norm_fast(data_[size_t(v.tensor)].data() + v.offset, v.length); }
@@ -248,29 +243,33 @@ class gradient_runner final : public cell_runner {
     return base + e / len;
   }
 
-  void label_significance(const std::vector<int64_t>& touched, trial_result& r) const {
-    r.band = significance::masked;
+  void label_significance(const std::vector<int64_t>& touched) {
+    episode_truth r;
+    double rel_max = 0, shift_max = 0;
     for (int64_t i : touched) {
       const double a = clean_v_[size_t(i)], b = v_[size_t(i)];
       if (a == b || (std::isnan(a) && std::isnan(b))) continue;
       const double rel = std::isfinite(b) ? std::fabs(std::expm1(b - a)) : INFINITY;
       const significance band = rel <= k_small_fault_rel ? significance::small : significance::large;
       if (int(band) > int(r.band)) r.band = band;
-      r.err_rel = std::max(r.err_rel, std::isfinite(rel) ? rel : 1e300);
-      r.err_ulps = std::max(r.err_ulps, std::isfinite(b) ? std::fabs(b - a) : 1e300);  // change of the log-norm
+      rel_max = std::max(rel_max, std::isfinite(rel) ? rel : 1e300);
+      shift_max = std::max(shift_max, std::isfinite(b) ? std::fabs(b - a) : 1e300);
     }
+    r.metrics = {{"log_norm_shift", shift_max}, {"norm_rel_change", rel_max}};
+    truth_ = r;
   }
 
   grad_cell g_;
   uint64_t seed_, hash_;
-  fault_spec spec_;
-  std::vector<std::unique_ptr<gradient_detector>> detectors_;
   std::vector<std::vector<int64_t>> shapes_;
   std::vector<std::vector<float>> data_;
   std::vector<vector_ref> vectors_;
   std::vector<int64_t> first_vector_;
-  int64_t total_ = 0;
-  bool have_pair_ = false;
+  std::unique_ptr<tensor_list_target> all_;
+  std::unique_ptr<undo_log_target> undo_;
+  bool have_pair_ = false, new_pair_ = false, faulty_ = false;
+  episode_truth truth_;
+  sample_step step_;
   trial_kind pair_kind_ = trial_kind::clean;
   uint64_t pair_ = 0;
   std::vector<double> clean_v_, v_, compact_;
@@ -331,9 +330,18 @@ class gradient_workload final : public workload {
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return dtype_axis_context(c); }
-  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                           uint64_t seed) const override {
-    return std::make_unique<gradient_runner>(c, detectors, seed);
+  std::vector<std::string> truth_metrics() const override { return {"log_norm_shift", "norm_rel_change"}; }
+  // fault_count faults, each an element uniform over all tensors (000's type-1/2/3 flips).
+  fault_plan plan(const cell& c) const override {
+    const grad_cell g = parse_cell(c);
+    std::string why, axis;
+    fault_plan p;
+    p.spec = {g.model, *resolve_fault_bits(g.model, g.bits, *g.dtype, &why, &axis), site_rule{}};
+    p.count = g.fault_count;
+    return p;
+  }
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+    return std::make_unique<gradient_runner>(c, seed);
   }
 
  private:

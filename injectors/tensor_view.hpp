@@ -38,10 +38,14 @@ struct tensor_view {
   const format* fmt = nullptr;
   void* data = nullptr;
   int64_t rows = 0, cols = 0;  // a vector is rows = 1
+  int64_t ld = 0;              // elements between rows; 0 = cols (contiguous)
 
   int64_t size() const { return rows * cols; }
+  // Storage offset of row-major element i of the rows x cols tensor.
+  int64_t offset(int64_t i) const { return ld == 0 || ld == cols ? i : (i / cols) * ld + i % cols; }
 
-  uint64_t bits_at(int64_t i) const {
+  uint64_t bits_at(int64_t e) const {
+    const int64_t i = offset(e);
     switch (fmt->storage) {
       case storage_type::f64: return std::bit_cast<uint64_t>(static_cast<const double*>(data)[i]);
       case storage_type::f32: {
@@ -60,7 +64,8 @@ struct tensor_view {
     return 0;
   }
 
-  void set_bits(int64_t i, uint64_t b) const {
+  void set_bits(int64_t e, uint64_t b) const {
+    const int64_t i = offset(e);
     b &= fmt->mask();
     switch (fmt->storage) {
       case storage_type::f64: static_cast<double*>(data)[i] = std::bit_cast<double>(b); return;

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/workloads/gemm_kernels.hpp"
-#include "harness/workloads/simd.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
+#include "workloads/gemm/simd.hpp"
 
 namespace sdc {
 namespace {

@@ -5,12 +5,16 @@
 //
 // Axes: dtype, distribution, shape (MxKxN), accumulation, fault, bit, target
 // (A, B: inputs, after any encoding; C: stored output; acc: fp32 accumulator
-// before output rounding), site.
+// before output rounding), site. A trial is a one-step episode: the pair's
+// data, the kernel, the fault in a copy of the target, the views; ground
+// truth: the worst changed output element against MPFR (err_ulps, err_rel,
+// err_over_noise), and each located correction judged against the exact value.
 #include <chrono>
 #include <limits>
 #include <fmt/format.h>
 
 #include "harness/campaign/workload.hpp"
+#include "workloads/gemm/gemm_view.hpp"
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
 #include "harness/io/npy.hpp"
@@ -118,21 +122,11 @@ std::optional<std::vector<int>> fault_bits(const gemm_cell& g, std::string* why,
 }
 
 template <class T>
-class gemm_runner final : public cell_runner {
+class gemm_runner final : public episode_runner {
  public:
-  gemm_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
+  gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
       : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
-    std::string why, axis;
-    spec_.model = g_.model;
-    spec_.bits = *fault_bits(g_, &why, &axis);
-    spec_.site = g_.site;
-    const detector_context ctx{g_.dtype, g_.out_fmt, c.axes_json()};
-    for (const auto& d : detectors) {
-      auto det = d.info->make(detector_params(d.params, g_.out_fmt), ctx);
-      auto* gd = dynamic_cast<gemm_detector*>(det.release());
-      needs_exact_rows_ |= gd->needs_exact_row_errors();
-      detectors_.emplace_back(gd);
-    }
+    for (const auto& n : needs) needs_exact_rows_ |= n.value("exact_row_errors", false);
     const auto& s = g_.shape;
     A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
     acc_.resize(size_t(s.m * s.n)), C_.resize(acc_.size());
@@ -140,79 +134,95 @@ class gemm_runner final : public cell_runner {
     incremental_ = g_.faults_per_pair > 1;
   }
 
-  trial_result run_trial(trial_kind kind, uint64_t trial) override {
-    trial_result r;
-    const auto& s = g_.shape;
-    r.detector_seconds.assign(detectors_.size(), 0.0);
-    r.verdicts.resize(detectors_.size());
-    gemm_data<T> clean = view(A_.data(), B_.data(), acc_.data(), C_.data());
-    // Faulty trial t uses matrix pair t / faults_per_pair (its data stream is
-    // keyed by the pair, its fault stream by the trial); each clean trial its own
-    // pair. A pair already in this runner is reused: the results do not depend
-    // on which thread ran which trial.
+  // Faulty trial t uses matrix pair t / faults_per_pair (its data stream is
+  // keyed by the pair, its fault stream by the trial); each clean trial its own
+  // pair. A pair already in this runner is reused: the results do not depend
+  // on which thread ran which trial.
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
+    kind_ = kind, faulty_ = false;
     const uint64_t pair = kind == trial_kind::faulty ? trial / uint64_t(g_.faults_per_pair) : trial;
-    if (!(have_pair_ && pair_kind_ == kind && pair_ == pair)) {
+    new_pair_ = !(have_pair_ && pair_kind_ == kind && pair_ == pair);
+    if (new_pair_) {
       rng data = make_stream(seed_, hash_, pair, kind, stream_purpose::data);
       fill(A_, data);
       if (g_.weights)
         for (size_t i = 0; i < B_.size(); ++i) B_[i] = round_into<T>(*g_.dtype, g_.weights->values[i]);
       else
         fill(B_, data);
-      for (size_t d = 0; d < detectors_.size(); ++d) {
-        const auto t0 = clock_type::now();
-        detectors_[d]->encode(clean);
-        r.detector_seconds[d] += seconds_since(t0);
-      }
-      const auto t0 = clock_type::now();
-      gemm_run(A_.data(), B_.data(), acc_.data(), s, g_.order);
-      round_output(acc_, C_);
-      r.kernel_seconds = seconds_since(t0);
-      r.kernel_ran = true;
       have_pair_ = true, pair_kind_ = kind, pair_ = pair;
-      // The clean pair's checks, which each fault of the pair then patches.
-      if (kind == trial_kind::faulty && incremental_)
-        for (size_t d = 0; d < detectors_.size(); ++d) {
-          const auto t1 = clock_type::now();
-          detectors_[d]->baseline(clean);
-          r.detector_seconds[d] += seconds_since(t1);
-        }
     }
+    return pair * 4 + uint64_t(kind);
+  }
 
-    gemm_data<T> checked = clean;
-    if (kind == trial_kind::clean && needs_exact_rows_) {
-      row_errors_.resize(size_t(s.m));
-      exact_row_check_errors(A_.data(), B_.data(), rounds_ ? C_.data() : acc_.data(), s.m, s.k, s.n, row_errors_.data());
-      checked.exact_row_errors = row_errors_.data();
+  std::vector<const step_view*> encode_views(int64_t) override {
+    if (!new_pair_) return {};
+    enc_.clean = view(A_.data(), B_.data(), acc_.data(), C_.data());
+    return {&enc_};
+  }
+
+  double run_step(int64_t) override {
+    if (!new_pair_) return -1;
+    new_pair_ = false;
+    const auto t0 = clock_type::now();
+    gemm_run(A_.data(), B_.data(), acc_.data(), g_.shape, g_.order);
+    round_output(acc_, C_);
+    return seconds_since(t0);
+  }
+
+  fault_target& target(int64_t, int) override {
+    const auto& s = g_.shape;
+    acc2_ = acc_, C2_ = C_;
+    if (g_.target == "A" || g_.target == "B") {
+      auto& dst = g_.target == "A" ? A2_ : B2_;
+      dst = g_.target == "A" ? A_ : B_;
+      const auto [rows, cols] = target_dims(g_);
+      target_.emplace(tensor_view{g_.dtype, dst.data(), rows, cols});
+    } else if (g_.target == "C") {
+      target_.emplace(tensor_view{g_.out_fmt, (rounds_ ? C2_ : acc2_).data(), s.m, s.n});
+    } else {  // acc: the fp32 accumulator before output rounding
+      target_.emplace(tensor_view{&fp32(), acc2_.data(), s.m, s.n});
     }
-    injection_record rec;
-    if (kind == trial_kind::faulty) {
-      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      rec = inject_fault(frng);
-      if (!rec.applied) {
-        r.skipped = true;
-        r.skip_reason = rec.skip_reason;
-        return r;
-      }
-      checked = view(g_.target == "A" ? A2_.data() : A_.data(), g_.target == "B" ? B2_.data() : B_.data(),
-                     acc2_.data(), C2_.data());
-      label_significance(rec, r);
-    }
-    gemm_change change;
-    if (kind == trial_kind::faulty) {
-      if (g_.target == "A") change = {gemm_change::kind::a_row, rec.row, -1};
-      else if (g_.target == "B") change = {gemm_change::kind::b_col, -1, rec.col};
-      else change = {gemm_change::kind::output_element, rec.row, rec.col};
-    }
-    for (size_t d = 0; d < detectors_.size(); ++d) {
-      const auto t1 = clock_type::now();
-      r.verdicts[d] = kind == trial_kind::faulty && incremental_ ? detectors_[d]->verify_change(checked, change)
-                                                                  : detectors_[d]->verify(checked);
-      r.detector_seconds[d] += seconds_since(t1);
-      if (kind == trial_kind::faulty && (g_.target == "C" || g_.target == "acc") && r.verdicts[d].flagged &&
-          r.verdicts[d].located_row >= 0)
-        judge_correction(rec, r.verdicts[d]);
-    }
-    return r;
+    return *target_;
+  }
+
+  void faulted(int64_t, int, const std::vector<injection_record>& recs) override {
+    rec_ = recs.front();
+    faulty_ = true;
+    propagate(rec_);
+    label_significance(rec_);
+  }
+
+  location truth_location(const injection_record& r) const override {
+    if (g_.target == "A") return {-1, r.row, -1};  // row i of C
+    if (g_.target == "B") return {-1, -1, r.col};  // column j of C
+    return {-1, r.row, r.col};
+  }
+
+  std::vector<const step_view*> views(int64_t) override {
+    step_.clean = view(A_.data(), B_.data(), acc_.data(), C_.data());
+    step_.checked = faulty_ ? view(g_.target == "A" ? A2_.data() : A_.data(), g_.target == "B" ? B2_.data() : B_.data(),
+                                   acc2_.data(), C2_.data())
+                            : step_.clean;
+    step_.incremental = faulty_ && incremental_;
+    if (g_.target == "A") step_.change = {gemm_change::kind::a_row, rec_.row, -1};
+    else if (g_.target == "B") step_.change = {gemm_change::kind::b_col, -1, rec_.col};
+    else step_.change = {gemm_change::kind::output_element, rec_.row, rec_.col};
+    step_.exact_row_errors = nullptr;
+    if (kind_ == trial_kind::clean && needs_exact_rows_)
+      step_.exact_row_errors = [this] {
+        const auto& s = g_.shape;
+        row_errors_.resize(size_t(s.m));
+        exact_row_check_errors(A_.data(), B_.data(), rounds_ ? C_.data() : acc_.data(), s.m, s.k, s.n, row_errors_.data());
+        return row_errors_.data();
+      };
+    return {&step_};
+  }
+
+  episode_truth truth() override { return truth_; }
+
+  void judge(const verdict& v, trial_kind kind, metric_list& out) override {
+    if (kind == trial_kind::faulty && (g_.target == "C" || g_.target == "acc") && v.flagged && v.located_row >= 0)
+      judge_correction(rec_, v, out);
   }
 
  private:
@@ -242,21 +252,11 @@ class gemm_runner final : public cell_runner {
     for (size_t i = 0; i < acc.size(); ++i) out[i] = T(round_to(*g_.out_fmt, double(acc[i])));
   }
 
-  injection_record inject_fault(rng& frng) {
+  // What the fault changed, propagated to the output: a fault in A or B
+  // recomputes the row or column of C it feeds; one in acc is rounded into C.
+  void propagate(const injection_record& rec) {
     const auto& s = g_.shape;
-    acc2_ = acc_;
-    C2_ = C_;
-    auto tensor = [&](std::vector<T>& v, const format& f, int64_t rows, int64_t cols) {
-      return tensor_view{&f, v.data(), rows, cols};
-    };
-    injection_record rec;
     if (g_.target == "A" || g_.target == "B") {
-      auto& src = g_.target == "A" ? A_ : B_;
-      auto& dst = g_.target == "A" ? A2_ : B2_;
-      dst = src;
-      const auto [rows, cols] = target_dims(g_);
-      rec = inject(tensor(dst, *g_.dtype, rows, cols), spec_, frng);
-      if (!rec.applied) return rec;
       const T* a = g_.target == "A" ? A2_.data() : A_.data();
       const T* b = g_.target == "B" ? B2_.data() : B_.data();
       if (g_.order.k == accumulation_order::kind::openblas) {
@@ -271,13 +271,9 @@ class gemm_runner final : public cell_runner {
         gemm_col_fixed_order(a, b, acc2_.data(), s, g_.order, rec.col);
         for (int64_t i = 0; i < s.m; ++i) round_element(i, rec.col);
       }
-    } else if (g_.target == "C") {
-      rec = inject(tensor(rounds_ ? C2_ : acc2_, *g_.out_fmt, s.m, s.n), spec_, frng);
-    } else {  // acc: the fp32 accumulator before output rounding
-      rec = inject(tensor(acc2_, fp32(), s.m, s.n), spec_, frng);
-      if (rec.applied) round_output(acc2_, C2_);
+    } else if (g_.target == "acc") {
+      round_output(acc2_, C2_);
     }
-    return rec;
   }
 
   void round_element(int64_t i, int64_t j) {
@@ -287,7 +283,9 @@ class gemm_runner final : public cell_runner {
 
   // Worst significance over the output elements the fault changed, judged
   // against the exact (MPFR) result of the clean inputs.
-  void label_significance(const injection_record& rec, trial_result& r) {
+  void label_significance(const injection_record& rec) {
+    episode_truth r;
+    double err_rel = 0, err_ulps = 0, err_over_noise = 0;
     const auto& s = g_.shape;
     const std::vector<T>& clean_out = rounds_ ? C_ : acc_;
     const std::vector<T>& faulty_out = rounds_ ? C2_ : acc2_;
@@ -295,8 +293,6 @@ class gemm_runner final : public cell_runner {
     if (g_.target == "A") r0 = rec.row, r1 = rec.row + 1;
     else if (g_.target == "B") c0 = rec.col, c1 = rec.col + 1;
     else r0 = rec.row, r1 = rec.row + 1, c0 = rec.col, c1 = rec.col + 1;
-    r.band = significance::masked;
-    r.err_rel = r.err_ulps = r.err_over_noise = 0;
     mp_value exact;
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t j = c0; j < c1; ++j) {
@@ -307,13 +303,15 @@ class gemm_runner final : public cell_runner {
         exact_dot(exact.get(), A_.data() + i * s.k, 1, B_.data() + j, s.n, s.k);
         const auto e = classify_element(*g_.out_fmt, exact.get(), c, f);
         if (int(e.band) > int(r.band)) r.band = e.band;
-        r.err_rel = std::max(r.err_rel, e.err_rel);
-        r.err_ulps = std::max(r.err_ulps, e.err_ulps);
+        err_rel = std::max(err_rel, e.err_rel);
+        err_ulps = std::max(err_ulps, e.err_ulps);
         // The clean output's own rounding error, floored at half an ulp so an
         // exactly rounded clean output does not divide by zero.
         const double noise_floor = std::max(e.noise, 0.5 * ulp_of(*g_.out_fmt, e.exact));
-        r.err_over_noise = std::max(r.err_over_noise, e.err_ulps * ulp_of(*g_.out_fmt, e.exact) / noise_floor);
+        err_over_noise = std::max(err_over_noise, e.err_ulps * ulp_of(*g_.out_fmt, e.exact) / noise_floor);
       }
+    r.metrics = {{"err_ulps", err_ulps}, {"err_rel", err_rel}, {"err_over_noise", err_over_noise}};
+    truth_ = r;
   }
 
   // A detector located a single faulty output element and proposed a
@@ -323,10 +321,9 @@ class gemm_runner final : public cell_runner {
   // |exact| when the output is rounded): a value a correct GEMM could produce.
   // Eq. (10) subtracts D1, which carries the checksum paths' own rounding, so
   // the residual is that rounding, not zero.
-  void judge_correction(const injection_record& rec, verdict& v) {
+  void judge_correction(const injection_record& rec, const verdict& v, metric_list& out) {
     const auto& s = g_.shape;
     const bool right = v.located_row == rec.row && v.located_col == rec.col;
-    v.metrics.emplace_back("located_correctly", right ? 1.0 : 0.0);
     if (!right || !std::isfinite(v.corrected_value)) return;
     const size_t idx = size_t(rec.row * s.n + rec.col);
     // A fused check corrects the accumulator, which is then rounded like the output.
@@ -334,9 +331,9 @@ class gemm_runner final : public cell_runner {
     mp_value exact;
     exact_dot(exact.get(), A_.data() + rec.row * s.k, 1, B_.data() + rec.col, s.n, s.k);
     const auto e = classify_element(*g_.out_fmt, exact.get(), double((rounds_ ? C_ : acc_)[idx]), corrected);
-    v.metrics.emplace_back("residual_ulps", e.err_ulps);
+    out.emplace_back("residual_ulps", e.err_ulps);
     const double env = element_envelope(rec.row, rec.col, std::fabs(e.exact));
-    v.metrics.emplace_back("corrected_within_envelope", e.err_rel * std::fabs(e.exact) <= env ? 1.0 : 0.0);
+    out.emplace_back("corrected_within_envelope", e.err_rel * std::fabs(e.exact) <= env ? 1.0 : 0.0);
   }
 
   double element_envelope(int64_t i, int64_t j, double exact_mag) const {
@@ -350,15 +347,18 @@ class gemm_runner final : public cell_runner {
 
   gemm_cell g_;
   bool incremental_ = false;  // patch the clean pair's checks (tested bit-identical to full verification)
-  bool have_pair_ = false;
+  bool have_pair_ = false, new_pair_ = false, faulty_ = false;
+  trial_kind kind_ = trial_kind::clean;
+  injection_record rec_;
+  episode_truth truth_;
+  std::optional<tensor_target> target_;
+  gemm_step<T> enc_, step_;
   trial_kind pair_kind_ = trial_kind::clean;
   uint64_t pair_ = 0;
   bool needs_exact_rows_ = false;
   std::vector<double> row_errors_;
   uint64_t seed_, hash_;
-  fault_spec spec_;
   bool rounds_ = false;
-  std::vector<std::unique_ptr<gemm_detector>> detectors_;
   std::vector<T> A_, B_, acc_, C_, A2_, B2_, acc2_, C2_;
 };
 
@@ -420,11 +420,20 @@ class gemm_workload final : public workload {
   }
 
   detector_context context(const cell& c) const override { return dtype_axis_context(c); }
+  std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
 
-  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                           uint64_t seed) const override {
-    if (c.at("dtype") == "fp64") return std::make_unique<gemm_runner<double>>(c, detectors, seed);
-    return std::make_unique<gemm_runner<float>>(c, detectors, seed);
+  fault_plan plan(const cell& c) const override {
+    const gemm_cell g = parse_cell(c);
+    std::string why, axis;
+    fault_plan p;
+    p.spec = {g.model, *fault_bits(g, &why, &axis), g.site};
+    return p;
+  }
+
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
+                                              const std::vector<nlohmann::json>& needs) const override {
+    if (c.at("dtype") == "fp64") return std::make_unique<gemm_runner<double>>(c, seed, needs);
+    return std::make_unique<gemm_runner<float>>(c, seed, needs);
   }
 
  private:

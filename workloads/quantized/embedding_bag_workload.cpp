@@ -8,7 +8,8 @@
 // row); each trial draws its own indices (uniform over rows) and weights.
 // Faults (section VI-B2: "randomly choose an element ... flip a random bit"):
 // in a code of a row the batch reads (a table element no bag reads cannot
-// change the result), in that row's alpha or beta, or in an output element.
+// change the result; drawn uniformly over the (position, column) pairs of
+// the batch), in that row's alpha or beta, or in an output element.
 // The precomputed row sums are those of the clean table.
 //
 // Ground truth: each changed output element is classified against its exact
@@ -27,7 +28,8 @@
 #include "harness/campaign/workload.hpp"
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
-#include "harness/workloads/int8_kernels.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
+#include "workloads/quantized/quantized_views.hpp"
 #include "injectors/inject.hpp"
 
 namespace sdc {
@@ -92,15 +94,62 @@ std::optional<std::vector<int>> fault_bits(const eb_cell& g, std::string* why, s
   return bits;
 }
 
-class eb_runner final : public cell_runner {
+// The table elements of the rows the batch reads, seen as a positions x cols
+// tensor: element (p, j) is code j (cols = d), or alpha / beta (cols = 1), of
+// row indices[p]. A 4-bit code is its nibble (bits 0-3 of a u8). The first
+// write keeps the clean bytes so end() can restore the table.
+class table_target final : public fault_target {
  public:
-  eb_runner(const cell& c, const std::vector<detector_choice>& detectors, uint64_t seed)
-      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
-    std::string why, axis;
-    spec_ = {g_.model, *fault_bits(g_, &why, &axis), site_rule{}};
-    const detector_context ctx{&u8(), &fp32(), c.axes_json()};
-    for (const auto& d : detectors)
-      detectors_.emplace_back(dynamic_cast<embedding_bag_detector*>(d.info->make(detector_params(d.params, &fp32()), ctx).release()));
+  table_target(quantized_table& t, const bag_batch& b, const std::string& what, const format& f)
+      : t_(t), b_(b), what_(what), f_(f) {}
+  const format& fmt() const override { return f_; }
+  int64_t rows() const override { return int64_t(b_.indices.size()); }
+  int64_t cols() const override { return what_ == "code" ? t_.dim : 1; }
+  uint64_t bits_at(int64_t i) const override {
+    const auto [p, n] = place(i);
+    if (what_ != "code") return ptr_load(p, 4);
+    const uint8_t byte = *p;
+    return t_.bits == 8 ? byte : (n ? byte >> 4 : byte & 15);
+  }
+  void set_bits(int64_t i, uint64_t b) override {
+    const auto [p, n] = place(i);
+    if (!undo_ptr) undo_ptr = p, undo_n = what_ == "code" ? 1 : 4, std::memcpy(undo, p, undo_n);
+    if (what_ != "code") {
+      const uint32_t v = uint32_t(b);
+      std::memcpy(p, &v, 4);
+    } else if (t_.bits == 8) {
+      *p = uint8_t(b);
+    } else {
+      *p = uint8_t(n ? (*p & 0x0f) | ((b & 15) << 4) : (*p & 0xf0) | (b & 15));
+    }
+  }
+  uint8_t* undo_ptr = nullptr;
+  uint8_t undo[4] = {};
+  size_t undo_n = 0;
+
+ private:
+  // The byte the element lives in, and for a 4-bit code which nibble.
+  std::pair<uint8_t*, int> place(int64_t i) const {
+    const int64_t p = i / cols(), j = i % cols();
+    uint8_t* row = t_.row(b_.indices[size_t(p)]);
+    if (what_ == "alpha") return {row + t_.code_bytes(), 0};
+    if (what_ == "beta") return {row + t_.code_bytes() + 4, 0};
+    return t_.bits == 8 ? std::pair{row + j, 0} : std::pair{row + j / 2, int(j & 1)};
+  }
+  static uint64_t ptr_load(const uint8_t* p, int n) {
+    uint32_t v = 0;
+    std::memcpy(&v, p, size_t(n));
+    return v;
+  }
+  quantized_table& t_;
+  const bag_batch& b_;
+  std::string what_;
+  const format& f_;
+};
+
+class eb_runner final : public episode_runner {
+ public:
+  eb_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
     // The table: one per cell, from its own stream (trial id past any trial's).
     rng tg = make_stream(seed_, hash_, ~uint64_t(0), trial_kind::clean, stream_purpose::data);
     std::vector<float> x(size_t(g_.rows * g_.dim));
@@ -109,10 +158,8 @@ class eb_runner final : public cell_runner {
     out_.resize(size_t(g_.bags * g_.dim));
   }
 
-  trial_result run_trial(trial_kind kind, uint64_t trial) override {
-    trial_result r;
-    r.detector_seconds.assign(detectors_.size(), 0.0);
-    r.verdicts.resize(detectors_.size());
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
+    faulty_ = false;
     rng data = make_stream(seed_, hash_, trial, kind, stream_purpose::data);
     batch_.indices.resize(size_t(g_.bags * g_.pool));
     batch_.offsets.resize(size_t(g_.bags));
@@ -125,85 +172,64 @@ class eb_runner final : public cell_runner {
       batch_.weights.resize(batch_.indices.size());
       for (auto& x : batch_.weights) x = w(data);
     }
-
-    const auto t0 = clock_type::now();
-    embedding_bag_fast(table_, batch_, out_.data());
-    r.kernel_seconds = seconds_since(t0);
-    r.kernel_ran = true;
-
-    const float* out = out_.data();
-    undo_ = {};
-    if (kind == trial_kind::faulty) {
-      clean_out_ = out_;
-      rng frng = make_stream(seed_, hash_, trial, kind, stream_purpose::fault);
-      if (!inject_fault(frng, r)) return r;
-      out = faulty_out_.data();
-    }
-    const embedding_bag_data view{&table_, &batch_, out};
-    for (size_t d = 0; d < detectors_.size(); ++d) {
-      const auto t1 = clock_type::now();
-      r.verdicts[d] = detectors_[d]->verify(view);
-      r.detector_seconds[d] += seconds_since(t1);
-      if (kind == trial_kind::clean) attribute(*detectors_[d], r.verdicts[d]);
-    }
-    if (undo_.ptr) std::memcpy(undo_.ptr, undo_.bytes, undo_.n);  // the table is clean again
-    return r;
+    return trial * 4 + uint64_t(kind);
   }
 
- private:
-  // Applies the fault; false when it was skipped. A table fault reruns the
-  // kernel on the faulty table (restored after the detectors ran).
-  bool inject_fault(rng& frng, trial_result& r) {
-    boost::random::uniform_int_distribution<int64_t> pos(0, int64_t(batch_.indices.size()) - 1), col(0, g_.dim - 1);
-    const format& f = target_format(g_);
-    uint8_t* where = nullptr;
-    uint64_t old_bits = 0;
+  double run_step(int64_t) override {
+    const auto t0 = clock_type::now();
+    embedding_bag_fast(table_, batch_, out_.data());
+    return seconds_since(t0);
+  }
+
+  // A code of a row the batch reads (a table element no bag reads cannot
+  // change the result), that row's alpha or beta, or an output element.
+  fault_target& target(int64_t, int) override {
     if (g_.target == "output") {
-      faulty_out_ = clean_out_;
-      const int64_t e = boost::random::uniform_int_distribution<int64_t>(0, int64_t(out_.size()) - 1)(frng);
-      where = reinterpret_cast<uint8_t*>(faulty_out_.data() + e);
-      std::memcpy(&old_bits, where, 4);
+      faulty_out_ = out_;
+      target_ = std::make_unique<tensor_target>(tensor_view{&fp32(), faulty_out_.data(), g_.bags, g_.dim});
+      table_target_ = nullptr;
     } else {
-      const int64_t i = batch_.indices[size_t(pos(frng))];
-      uint8_t* rowp = table_.row(i);
-      if (g_.target == "code") {
-        const int64_t j = col(frng);
-        where = rowp + (g_.bits == 8 ? j : j / 2);
-        old_bits = g_.bits == 8 ? *where : (j & 1 ? *where >> 4 : *where & 15);
-        nibble_ = g_.bits == 4 ? int(j & 1) : -1;
-      } else {
-        where = rowp + table_.code_bytes() + (g_.target == "beta" ? 4 : 0);
-        std::memcpy(&old_bits, where, 4);
-      }
+      auto t = std::make_unique<table_target>(table_, batch_, g_.target, target_format(g_));
+      table_target_ = t.get();
+      target_ = std::move(t);
     }
-    const auto nb = apply_fault(spec_.model, f, spec_.bits, old_bits, frng);
-    if (!nb) {
-      r.skipped = true;
-      r.skip_reason = "the fault does not apply to the drawn element";
-      return false;
-    }
-    if (g_.target == "output") {
-      const uint32_t b = uint32_t(*nb);
-      std::memcpy(where, &b, 4);
-    } else {
-      undo_.ptr = where;
-      undo_.n = g_.target == "code" ? 1 : 4;
-      std::memcpy(undo_.bytes, where, undo_.n);
-      if (g_.target == "code" && g_.bits == 4)
-        *where = uint8_t(nibble_ ? (*where & 0x0f) | ((*nb & 15) << 4) : (*where & 0xf0) | (*nb & 15));
-      else if (g_.target == "code")
-        *where = uint8_t(*nb);
-      else {
-        const uint32_t b = uint32_t(*nb);
-        std::memcpy(where, &b, 4);
-      }
+    return *target_;
+  }
+
+  // A table fault reruns the kernel on the faulty table (restored in end()).
+  void faulted(int64_t, int, const std::vector<injection_record>&) override {
+    faulty_ = true;
+    if (table_target_) {
       faulty_out_.resize(out_.size());
       embedding_bag_fast(table_, batch_, faulty_out_.data());
     }
-    label_significance(r);
-    return true;
+    label_significance();
   }
 
+  location truth_location(const injection_record& r) const override {
+    if (g_.target == "output") return {-1, r.row, r.col};
+    return {};  // a table element: the bags that read the row are all changed
+  }
+
+  std::vector<const step_view*> views(int64_t) override {
+    step_.data = {&table_, &batch_, faulty_ ? faulty_out_.data() : out_.data()};
+    return {&step_};
+  }
+
+  episode_truth truth() override { return truth_; }
+
+  void judge(const verdict& v, trial_kind kind, metric_list& out) override {
+    if (kind == trial_kind::clean) attribute(v, out);
+  }
+
+  void end() override {
+    if (table_target_ && table_target_->undo_ptr)
+      std::memcpy(table_target_->undo_ptr, table_target_->undo, table_target_->undo_n);  // the table is clean again
+    table_target_ = nullptr;
+    target_.reset();
+  }
+
+ private:
   // Exact value of output element (bag, j) of the table as it stands (the
   // clean one, during labelling): sum_i w_i alpha_i q_ij + w_i beta_i.
   void exact_element(mpfr_ptr out, int64_t bag, int64_t j) {
@@ -218,34 +244,38 @@ class eb_runner final : public cell_runner {
   }
 
 
-  void label_significance(trial_result& r) {
-    r.band = significance::masked;
+  void label_significance() {
+    episode_truth r;
+    double err_rel = 0, err_ulps = 0, err_over_noise = 0;
     // The exact values are the clean table's: put its bytes back while labelling.
     uint8_t faulty[4];
-    if (undo_.ptr) std::memcpy(faulty, undo_.ptr, undo_.n), std::memcpy(undo_.ptr, undo_.bytes, undo_.n);
+    table_target* u = table_target_ && table_target_->undo_ptr ? table_target_ : nullptr;
+    if (u) std::memcpy(faulty, u->undo_ptr, u->undo_n), std::memcpy(u->undo_ptr, u->undo, u->undo_n);
     mp_value exact;
     for (int64_t b = 0; b < g_.bags; ++b)
       for (int64_t j = 0; j < g_.dim; ++j) {
         const size_t idx = size_t(b * g_.dim + j);
-        const float c = clean_out_[idx], f = faulty_out_[idx];
+        const float c = out_[idx], f = faulty_out_[idx];
         if (std::memcmp(&c, &f, 4) == 0) continue;
         exact_element(exact.get(), b, j);
         const auto e = classify_element(fp32(), exact.get(), double(c), double(f));
         if (int(e.band) > int(r.band)) r.band = e.band;
-        r.err_rel = std::max(r.err_rel, e.err_rel);
-        r.err_ulps = std::max(r.err_ulps, e.err_ulps);
+        err_rel = std::max(err_rel, e.err_rel);
+        err_ulps = std::max(err_ulps, e.err_ulps);
         const double noise_floor = std::max(e.noise, 0.5 * ulp_of(fp32(), e.exact));
-        r.err_over_noise = std::max(r.err_over_noise, e.err_ulps * ulp_of(fp32(), e.exact) / noise_floor);
+        err_over_noise = std::max(err_over_noise, e.err_ulps * ulp_of(fp32(), e.exact) / noise_floor);
       }
-    if (undo_.ptr) std::memcpy(undo_.ptr, faulty, undo_.n);
+    if (u) std::memcpy(u->undo_ptr, faulty, u->undo_n);
+    r.metrics = {{"err_ulps", err_ulps}, {"err_rel", err_rel}, {"err_over_noise", err_over_noise}};
+    truth_ = r;
   }
 
   // Clean trial: each bag's exact sum E = sum_i w_i (alpha_i C_T[i] + d beta_i)
   // (MPFR); how far RSum and CSum are from it, and, for a false alarm, which
   // side's rounding caused it (the bag with the largest score).
-  void attribute(const embedding_bag_detector& det, verdict& v) {
-    const auto& checks = det.checks();
-    if (checks.empty()) return;
+  void attribute(const verdict& v, metric_list& out) {
+    if (!v.evidence.is_object()) return;
+    const auto& ev = v.evidence;
     mp_value exact;
     double r_max = 0, c_max = 0, worst = -1;
     bool from_rsum = false;
@@ -259,32 +289,28 @@ class eb_runner final : public cell_runner {
       }
       exact_dot(exact.get(), a.data(), 1, x.data(), 1, int64_t(a.size()));
       const double e = exact.to_double(), mag = std::max(std::fabs(e), 1e-300);
-      const auto& c = checks[size_t(b)];
-      const double er = std::fabs(c.rsum - e) / mag, ec = std::fabs(c.csum - e) / mag;
+      const double rsum = ev["rsum"][size_t(b)], csum = ev["csum"][size_t(b)];
+      const bool flagged = ev["flagged"][size_t(b)];
+      const double er = std::fabs(rsum - e) / mag, ec = std::fabs(csum - e) / mag;
       r_max = std::max(r_max, er), c_max = std::max(c_max, ec);
-      const double score = std::fabs(c.rsum - c.csum) / std::max(std::fabs(c.csum), 1e-300);
-      if (c.flagged && score > worst) worst = score, from_rsum = er >= ec;
+      const double score = std::fabs(rsum - csum) / std::max(std::fabs(csum), 1e-300);
+      if (flagged && score > worst) worst = score, from_rsum = er >= ec;
     }
-    v.metrics.emplace_back("rsum_err_rel_max", r_max);
-    v.metrics.emplace_back("csum_err_rel_max", c_max);
-    if (v.flagged && worst >= 0) v.metrics.emplace_back("false_alarm_from_rsum", from_rsum ? 1.0 : 0.0);
+    out.emplace_back("rsum_err_rel_max", r_max);
+    out.emplace_back("csum_err_rel_max", c_max);
+    if (v.flagged && worst >= 0) out.emplace_back("false_alarm_from_rsum", from_rsum ? 1.0 : 0.0);
   }
-
-  struct undo_record {
-    uint8_t* ptr = nullptr;
-    uint8_t bytes[4] = {};
-    size_t n = 0;
-  };
 
   eb_cell g_;
   uint64_t seed_, hash_;
-  fault_spec spec_;
-  std::vector<std::unique_ptr<embedding_bag_detector>> detectors_;
   quantized_table table_;
   bag_batch batch_;
-  std::vector<float> out_, clean_out_, faulty_out_;
-  undo_record undo_;
-  int nibble_ = -1;
+  std::vector<float> out_, faulty_out_;
+  bool faulty_ = false;
+  std::unique_ptr<fault_target> target_;
+  table_target* table_target_ = nullptr;
+  episode_truth truth_;
+  embedding_bag_step step_;
 };
 
 class embedding_bag_workload final : public workload {
@@ -335,9 +361,16 @@ class embedding_bag_workload final : public workload {
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return {&u8(), &fp32(), c.axes_json()}; }
-  std::unique_ptr<cell_runner> make_runner(const cell& c, const std::vector<detector_choice>& detectors,
-                                           uint64_t seed) const override {
-    return std::make_unique<eb_runner>(c, detectors, seed);
+  std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
+  fault_plan plan(const cell& c) const override {
+    const eb_cell g = parse_cell(c);
+    std::string why, axis;
+    fault_plan p;
+    p.spec = {g.model, *fault_bits(g, &why, &axis), site_rule{}};
+    return p;
+  }
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+    return std::make_unique<eb_runner>(c, seed);
   }
 
  private:

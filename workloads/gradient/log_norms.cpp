@@ -1,4 +1,4 @@
-#include "harness/workloads/log_norms.hpp"
+#include "workloads/gradient/log_norms.hpp"
 
 #include <bit>
 #include <cmath>

@@ -1,0 +1,193 @@
+#include "harness/campaign/cell_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "harness/scoring/proportions.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// The q-quantile (nearest rank) of the non-NaN values; NaN when none.
+double quantile(std::vector<double> v, double q) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  if (q == 0.5) return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - (q > 0 ? 1 : 0))];
+}
+
+// NAME.median/.mean/.max/.count of named per-episode values, prefixed by the episode kind.
+void summarize_named(const std::map<std::string, std::vector<double>> named[2], json& out) {
+  for (int kind = 0; kind < 2; ++kind)
+    for (const auto& [name, values] : named[kind]) {
+      const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
+      double sum = 0, mx = -INFINITY;
+      for (double x : values) sum += x, mx = std::max(mx, x);
+      out[prefix + ".median"] = finite_or_null(quantile(values, 0.5));
+      out[prefix + ".mean"] = finite_or_null(values.empty() ? NAN : sum / double(values.size()));
+      out[prefix + ".max"] = finite_or_null(mx);
+      out[prefix + ".count"] = double(values.size());
+    }
+}
+
+json head(const suite& s, const cell& c, const detector_choice& d, const char* role) {
+  json rec;
+  rec["cell"] = c.index;
+  rec["key"] = c.key;
+  rec["axes"] = c.axes_json();
+  rec[role] = {{"label", d.label}, {"name", d.info->name}, {"params", d.params}};
+  if (!d.wrap.empty()) rec[role]["wrap"] = d.wrap;
+  rec["skipped"] = nullptr;
+  return rec;
+}
+
+}  // namespace
+
+json rate_block(int64_t hits, int64_t n, const char* hits_name) {
+  const interval ci = wilson_interval(hits, n);
+  json b;
+  b["trials"] = n;
+  b[hits_name] = hits;
+  b["rate"] = n > 0 ? json(double(hits) / double(n)) : json(nullptr);
+  b["ci95"] = {ci.lo, ci.hi};
+  return b;
+}
+
+cell_records summarize_cell(const suite& s, const cell& c, const std::vector<episode_result>& results) {
+  const int64_t nf = s.faulty_trials, nc = s.clean_trials;
+  cell_records out;
+  double kernel_s = 0;
+  int64_t kernel_runs = 0, checked = 0;
+  for (const auto& r : results) kernel_s += r.kernel_seconds, kernel_runs += r.kernel_ran, checked += !r.skipped;
+  std::vector<int64_t> skipped_trials;
+  std::map<std::string, std::vector<double>> truth[2];
+  for (int64_t t = 0; t < nf; ++t) {
+    const auto& r = results[size_t(t)];
+    if (r.skipped) {
+      skipped_trials.push_back(t);
+      continue;
+    }
+    for (const auto& [name, v] : r.truth.metrics) truth[1][name].push_back(v);
+  }
+  for (size_t d = 0; d < s.detectors.size(); ++d) {
+    outcome_bits fbits{size_t(nf)}, cbits{size_t(nc)};
+    int64_t counts[k_outcome_count] = {}, band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
+    int64_t clean_steps = 0, clean_flagged_steps = 0, early = 0;
+    double det_s = 0, clean_score_max = -INFINITY;
+    std::vector<double> faulty_scores, latencies;
+    std::map<std::string, std::vector<double>> named[2], judged[2];
+    for (int64_t t = 0; t < nf + nc; ++t) {
+      const auto& r = results[size_t(t)];
+      const bool faulty = t < nf;
+      if (r.skipped) {
+        ++counts[int(outcome::skipped)];
+        continue;
+      }
+      const auto& e = r.detectors[d];
+      det_s += e.seconds;
+      ++counts[int(e.result)];
+      for (const auto& [name, v] : e.metrics) named[faulty][name].push_back(v);
+      for (const auto& [name, v] : e.judged) judged[faulty][name].push_back(v);
+      if (faulty) {
+        const bool hit = is_detection(e.result);
+        fbits.set(size_t(t), hit);
+        band_n[int(r.truth.band)]++, band_d[int(r.truth.band)] += hit;
+        faulty_scores.push_back(e.score);
+        if (hit) latencies.push_back(double(e.latency));
+        early += e.early_flags;
+      } else {
+        cbits.set(size_t(t - nf), e.result == outcome::false_alarm);
+        clean_steps += r.steps, clean_flagged_steps += e.flagged_steps;
+        if (!std::isnan(e.score)) clean_score_max = std::max(clean_score_max, e.score);
+      }
+    }
+    const auto& det = s.detectors[d];
+    json rec = head(s, c, det, "detector");
+    const int64_t right = counts[int(outcome::detected_right_location)], wrong = counts[int(outcome::detected_wrong_location)];
+    const int64_t detected = right + wrong + counts[int(outcome::detected_unlocated)];
+    const int64_t applied = detected + counts[int(outcome::missed)];
+    json f = rate_block(detected, applied, "detected");
+    f["skipped"] = int64_t(skipped_trials.size());
+    f["outcomes"] = fbits.hex();
+    if (!skipped_trials.empty()) {
+      f["skipped_trials"] = skipped_trials;
+      f["skip_reason"] = results[size_t(skipped_trials.front())].skip_reason;
+    }
+    json oc = json::object();
+    for (outcome o : {outcome::detected_right_location, outcome::detected_wrong_location, outcome::detected_unlocated, outcome::missed})
+      oc[outcome_name(o)] = counts[int(o)];
+    f["outcome_counts"] = oc;
+    f["localization"] = rate_block(right, right + wrong, "right");
+    f["latency_steps"] = {{"detections", int64_t(latencies.size())},
+                          {"p50", finite_or_null(quantile(latencies, 0.5))},
+                          {"p90", finite_or_null(quantile(latencies, 0.9))},
+                          {"max", finite_or_null(latencies.empty() ? NAN : *std::max_element(latencies.begin(), latencies.end()))}};
+    f["early_flags"] = early;
+    rec["faulty"] = f;
+    const int64_t fa = counts[int(outcome::false_alarm)], pass = counts[int(outcome::clean_pass)];
+    json cl = rate_block(fa, fa + pass, "flagged");
+    cl["outcomes"] = cbits.hex();
+    cl["outcome_counts"] = {{"false_alarm", fa}, {"clean_pass", pass}};
+    cl["steps"] = rate_block(clean_flagged_steps, clean_steps, "flagged");
+    rec["clean"] = cl;
+    json sig = json::object();
+    for (int b = 0; b < k_significance_count; ++b)
+      sig[significance_name(significance(b))] = {{"trials", band_n[b]}, {"detected", band_d[b]}};
+    rec["by_significance"] = sig;
+    json m = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
+              {"faulty_score_median", finite_or_null(quantile(faulty_scores, 0.5))}};
+    summarize_named(named, m);
+    rec["metrics"] = m;
+    json wm = json::object();
+    summarize_named(truth, wm);
+    summarize_named(judged, wm);
+    rec["workload_metrics"] = wm;
+    rec["reference"] = reference_for(s, c, det.label);
+    out.records.push_back(rec);
+    out.timing.push_back({{"cell", c.index},
+                          {"detector", det.label},
+                          {"kernel_seconds", kernel_s},
+                          {"detector_seconds", det_s},
+                          {"overhead", kernel_s > 0 && checked > 0
+                                           ? json((det_s / double(checked)) / (kernel_s / double(std::max<int64_t>(1, kernel_runs))))
+                                           : json(nullptr)}});
+  }
+  for (size_t k = 0; k < s.recorders.size(); ++k) {
+    std::map<std::string, std::vector<double>> named[2];
+    for (int64_t t = 0; t < nf + nc; ++t) {
+      const auto& r = results[size_t(t)];
+      if (r.skipped) continue;
+      for (const auto& [name, v] : r.recordings[k]) named[t < nf][name].push_back(v);
+    }
+    json rec = head(s, c, s.recorders[k], "recorder");
+    json m = json::object();
+    summarize_named(named, m);
+    rec["metrics"] = m;
+    out.recordings.push_back(rec);
+  }
+  return out;
+}
+
+cell_records skipped_cell(const suite& s, const cell& c, const skip_info& why) {
+  cell_records out;
+  for (const auto& det : s.detectors) {
+    json rec = head(s, c, det, "detector");
+    rec["skipped"] = why.axis + ": " + why.reason;
+    rec["reference"] = reference_for(s, c, det.label);
+    out.records.push_back(rec);
+  }
+  for (const auto& r : s.recorders) {
+    json rec = head(s, c, r, "recorder");
+    rec["skipped"] = why.axis + ": " + why.reason;
+    out.recordings.push_back(rec);
+  }
+  return out;
+}
+
+}  // namespace sdc

@@ -1,0 +1,150 @@
+#include "harness/campaign/trial_driver.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "detectors/adapters.hpp"
+
+namespace sdc {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
+
+bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
+}  // namespace
+
+const char* outcome_name(outcome o) {
+  switch (o) {
+    case outcome::detected_right_location: return "detected_right_location";
+    case outcome::detected_wrong_location: return "detected_wrong_location";
+    case outcome::detected_unlocated: return "detected_unlocated";
+    case outcome::missed: return "missed";
+    case outcome::false_alarm: return "false_alarm";
+    case outcome::clean_pass: return "clean_pass";
+    case outcome::skipped: return "skipped";
+  }
+  return "?";
+}
+
+std::unique_ptr<episode_detector> build_episode_detector(const detector_choice& d, const detector_context& ctx) {
+  const detector_params p(d.params, ctx.out_fmt);
+  std::unique_ptr<episode_detector> e;
+  if (d.info->make_episode) {
+    e = d.info->make_episode(p, ctx);
+  } else {
+    d.info->make(p, ctx);  // parameter errors surface here, at build time
+    e = per_rank([info = d.info, p, ctx] { return info->make(p, ctx); });
+  }
+  for (const auto& w : d.wrap) e = wrap(std::move(e), w);
+  return e;
+}
+
+trial_driver::trial_driver(const workload& w, const cell& c, const std::vector<detector_choice>& detectors,
+                           const std::vector<detector_choice>& recorders, uint64_t seed)
+    : cell_(c), seed_(seed), shape_(w.shape(c)), plan_(w.plan(c)) {
+  const detector_context ctx = w.context(c);
+  std::vector<nlohmann::json> needs;
+  for (const auto& d : detectors) {
+    detectors_.push_back(build_episode_detector(d, ctx));
+    needs.push_back(detectors_.back()->needs());
+  }
+  for (const auto& r : recorders) recorders_.push_back(build_episode_detector(r, ctx));
+  runner_ = w.make_runner(c, seed, needs);
+}
+
+trial_driver::~trial_driver() = default;
+
+episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
+  episode_result r;
+  const bool faulty = kind == trial_kind::faulty;
+  const episode_context ctx{kind, trial, shape_.ranks, shape_.steps, runner_->begin(kind, trial)};
+  for (auto& d : detectors_) d->reset(ctx);
+  for (auto& d : recorders_) d->reset(ctx);
+  r.detectors.resize(detectors_.size());
+  std::vector<verdict> deciding(detectors_.size());
+  std::vector<bool> decided(detectors_.size(), false);
+  std::vector<location> truths;
+  int64_t first_fault = -1;
+  for (int64_t step = 0; step < shape_.steps; ++step) {
+    if (auto enc = runner_->encode_views(step); !enc.empty())
+      for (size_t k = 0; k < detectors_.size(); ++k) {
+        const auto t0 = clock_type::now();
+        detectors_[k]->encode(enc, k);
+        r.detectors[k].seconds += seconds_since(t0);
+      }
+    const double ks = runner_->run_step(step);
+    if (ks >= 0) r.kernel_seconds += ks, r.kernel_ran = true;
+    if (faulty && plan_.when.fires(step)) {
+      rng frng = make_stream(seed_, cell_.hash, trial, kind, plan_.rank, step, stream_purpose::fault);
+      fault_target& t = runner_->target(step, plan_.rank);
+      std::vector<injection_record> recs;
+      if (plan_.distinct) {
+        recs = inject_distinct(t, plan_.spec, plan_.count, frng);
+      } else {
+        for (int64_t f = 0; f < plan_.count; ++f) {
+          recs.push_back(inject(t, plan_.spec, frng));
+          if (!recs.back().applied) break;
+        }
+      }
+      for (const auto& rec : recs)
+        if (!rec.applied) {
+          r.skipped = true, r.skip_reason = rec.skip_reason;
+          runner_->end();
+          return r;
+        }
+      runner_->faulted(step, plan_.rank, recs);
+      for (const auto& rec : recs) {
+        location l = runner_->truth_location(rec);
+        if (shape_.ranks > 1) l.rank = plan_.rank;
+        truths.push_back(l);
+      }
+      if (first_fault < 0) first_fault = step;
+    }
+    const auto views = runner_->views(step);
+    for (size_t k = 0; k < detectors_.size(); ++k) {
+      auto& de = r.detectors[k];
+      const auto t0 = clock_type::now();
+      verdict v = detectors_[k]->observe(views);
+      de.seconds += seconds_since(t0);
+      de.flagged_steps += v.flagged;
+      if (!faulty) {
+        if (step == 0 || higher(v.score, de.score)) de.score = v.score;
+        deciding[k] = std::move(v);  // the last step's metrics
+        continue;
+      }
+      if (decided[k]) continue;
+      if (v.flagged && first_fault < 0) ++de.early_flags;
+      if (v.flagged && first_fault >= 0) {
+        decided[k] = true;
+        de.latency = step - first_fault;
+        const location blamed = v.where();
+        bool right = false;
+        for (const auto& t : truths) right |= location_matches(blamed, t);
+        de.result = !blamed.stated() ? outcome::detected_unlocated
+                    : right          ? outcome::detected_right_location
+                                     : outcome::detected_wrong_location;
+      }
+      de.score = v.score;
+      deciding[k] = std::move(v);
+    }
+    for (auto& rec : recorders_) {
+      verdict v = rec->observe(views);
+      if (step + 1 == shape_.steps) r.recordings.push_back(std::move(v.metrics));
+    }
+  }
+  r.steps = shape_.steps;
+  if (faulty) r.truth = runner_->truth();
+  for (size_t k = 0; k < detectors_.size(); ++k) {
+    auto& de = r.detectors[k];
+    if (faulty && !decided[k]) de.result = outcome::missed;
+    if (!faulty) de.result = de.flagged_steps > 0 ? outcome::false_alarm : outcome::clean_pass;
+    de.metrics = std::move(deciding[k].metrics);
+    runner_->judge(deciding[k], kind, de.judged);
+  }
+  runner_->end();
+  return r;
+}
+
+}  // namespace sdc

@@ -1,0 +1,100 @@
+// sdcbench.result/1 -> sdcbench.result/2 (see result_set.hpp).
+#include <cmath>
+#include <string>
+
+#include "harness/errors.hpp"
+#include "harness/results/result_set.hpp"
+#include "harness/scoring/proportions.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+void set_rate(json& b, const char* hits) {
+  const int64_t n = b["trials"], x = b[hits];
+  const interval ci = wilson_interval(x, n);
+  b["rate"] = n > 0 ? json(double(x) / double(n)) : json(nullptr);
+  b["ci95"] = {ci.lo, ci.hi};
+}
+
+json rate_of(int64_t x, int64_t n, const char* hits) {
+  json b = {{"trials", n}, {hits, x}};
+  set_rate(b, hits);
+  return b;
+}
+
+// v1 stamped the workload's ground truth into every detector's metrics.
+const char* k_moved[][2] = {{"fault_err_ulps_median", "faulty.err_ulps.median"},
+                            {"fault_err_rel_median", "faulty.err_rel.median"},
+                            {"fault_err_over_noise_median", "faulty.err_over_noise.median"}};
+
+const char* k_workload_judged[] = {"residual_ulps", "corrected_within_envelope", "rsum_err_rel_max", "csum_err_rel_max",
+                                   "false_alarm_from_rsum", "delta_crit", "position", "delta"};
+
+json migrate_cell(json c) {
+  if (!c["skipped"].is_null()) {
+    c.erase("faulty"), c.erase("clean"), c.erase("by_significance"), c.erase("metrics");
+    return c;
+  }
+  auto& f = c["faulty"];
+  auto& m = c["metrics"];
+  const int64_t det = f["detected"], n = f["trials"];
+  // v1's GEMM runner judged located corrections per trial: their count is the
+  // located detections, their mean the share at the right element.
+  int64_t located = 0, right = 0;
+  if (m.contains("faulty.located_correctly.count") && m["faulty.located_correctly.mean"].is_number()) {
+    located = int64_t(m["faulty.located_correctly.count"].get<double>());
+    right = int64_t(std::llround(m["faulty.located_correctly.mean"].get<double>() * double(located)));
+  }
+  set_rate(f, "detected");
+  f["outcome_counts"] = {{"detected_right_location", right}, {"detected_wrong_location", located - right},
+                         {"detected_unlocated", det - located}, {"missed", n - det}};
+  f["localization"] = rate_of(right, located, "right");
+  f["latency_steps"] = {{"detections", det}, {"p50", det ? json(0.0) : json(nullptr)}, {"p90", det ? json(0.0) : json(nullptr)},
+                        {"max", det ? json(0.0) : json(nullptr)}};
+  f["early_flags"] = 0;
+  auto& cl = c["clean"];
+  const int64_t fa = cl["flagged"], nc = cl["trials"];
+  set_rate(cl, "flagged");
+  cl["outcome_counts"] = {{"false_alarm", fa}, {"clean_pass", nc - fa}};
+  cl["steps"] = rate_of(fa, nc, "flagged");
+  json wm = json::object();
+  for (const auto& [from, to] : k_moved)
+    if (m.contains(from)) wm[to] = m[from], m.erase(from);
+  // Per-trial numbers v1 stamped into verdicts that are the workload's, not the detector's.
+  json kept = json::object();
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    const std::string& k = it.key();
+    bool moved = false;
+    for (const char* name : k_workload_judged) {
+      const std::string mid = std::string(".") + name + ".";
+      if (k.find(mid) != std::string::npos && (k.starts_with("faulty.") || k.starts_with("clean."))) moved = true;
+    }
+    if (k.find(".located_correctly.") != std::string::npos) continue;  // now the localization outcome
+    (moved ? wm : kept)[k] = *it;
+  }
+  m = kept;
+  c["workload_metrics"] = wm;
+  return c;
+}
+
+}  // namespace
+
+json migrate_result_set(const json& v1, const std::string& file) {
+  if (!v1.is_object() || v1.value("schema", "") != k_result_schema_v1)
+    throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\" result set to migrate");
+  if (auto p = validate_result_set(v1); !p.empty()) throw input_error(file, p.front(), "expected a valid version 1 result set");
+  json out = v1;
+  out["schema"] = k_result_schema;
+  out["suite"]["recorders"] = json::array();
+  out["suite"]["truth_metrics"] = json::array();
+  out["suite"]["migrated_from"] = k_result_schema_v1;
+  out["recordings"] = json::array();
+  json cells = json::array();
+  for (const auto& c : v1["cells"]) cells.push_back(migrate_cell(c));
+  out["cells"] = cells;
+  return out;
+}
+
+}  // namespace sdc
