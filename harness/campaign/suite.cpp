@@ -1,6 +1,6 @@
 #include "harness/campaign/suite.hpp"
+#include "harness/io/digest.hpp"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,15 +17,6 @@ namespace sdc {
 namespace {
 
 using json = nlohmann::json;
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
-}
 
 std::string type_name(const json& v) {
   if (v.is_null()) return "null";

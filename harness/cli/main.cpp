@@ -12,6 +12,7 @@
 
 #include "harness/campaign/engine.hpp"
 #include "harness/cli/stat_command.hpp"
+#include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/errors.hpp"
 #include "harness/formats/bit_fields.hpp"
@@ -170,6 +171,13 @@ int main(int argc, char** argv) {
   dcrit->add_option("--p", dc_p, "probability of the flip (default 1e-10)");
   dcrit->add_option("--exponent-bits", dc_bits, "exponent width n (8 for bf16/fp32; default 8)");
 
+  sdc::train_options tr;
+  tr.argv = args;
+  auto* train = app.add_subcommand("train", "run one data-parallel training job (training workload) and write its per-step records");
+  train->add_option("config", tr.config_path, "training configuration JSON (see suites/README.md)")->required();
+  train->add_option("--out", tr.out, "records file (sdcbench.train/1 JSON)");
+  train->add_flag("--quiet", tr.quiet, "no per-step lines");
+
   std::string list_what;
   auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
   list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
@@ -252,6 +260,7 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+    if (*train) return sdc::run_train(tr);
     if (*stat) {
       if (o_tau->count()) stat_opt.tau = stat_tau;
       if (o_alpha->count()) stat_opt.alpha = stat_alpha;

@@ -1,0 +1,61 @@
+#include "harness/cli/train_command.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "harness/io/json_file.hpp"
+#include "harness/results/result_set.hpp"
+#include "workloads/training/training_run.hpp"
+
+namespace sdc {
+
+int run_train(const train_options& o) {
+  using json = nlohmann::json;
+  const std::string started = now_iso8601();
+  const json raw = read_json_file(o.config_path);
+  const std::string base = std::filesystem::path(o.config_path).parent_path().string();
+  const train::train_config c = train::parse_train_config(raw, o.config_path, base);
+  torch::set_num_threads(1);
+
+  const auto data = train::load_train_data(c);
+  std::string ckpt;
+  const train::replica start = train::pretrained_start(c, &ckpt);
+  const double before = train::eval_loss(c.model, start.params, data.eval);
+  train::dp_trainer t(c.model, c.optim, c.dp, &data.train);
+  t.start_from(start);
+  json records = json::array();
+  double first_mean = 0, last_mean = 0;
+  for (int64_t s = 0; s < c.steps; ++s) {
+    const train::step_record r = t.step(nullptr, c.tensor_norms);
+    double mean = 0;
+    for (double l : r.loss) mean += l / double(r.loss.size());
+    if (s == 0) first_mean = mean;
+    last_mean = mean;
+    json j = {{"step", r.step}, {"lr", r.lr}, {"loss", r.loss}, {"grad_norm", r.grad_norm}};
+    if (c.tensor_norms) j["tensor_norms"] = r.tensor_norms;
+    records.push_back(std::move(j));
+    if (!o.quiet && (s % std::max<int64_t>(1, c.steps / 10) == 0 || s + 1 == c.steps))
+      std::cout << fmt::format("step {:>5}  lr {:.2e}  mean loss {:.4f}  ranks [{:.4f}]\n", r.step, r.lr, mean, fmt::join(r.loss, ", "));
+  }
+  const double after = train::eval_loss(c.model, t.replicas()[0].params, data.eval);
+  json out = {{"schema", "sdcbench.train/1"},
+              {"config", train::describe(c)},
+              {"config_file", o.config_path},
+              {"pretrain_checkpoint", ckpt},
+              {"parameters", t.replicas()[0].params.names},
+              {"parameter_count", t.replicas()[0].params.numel()},
+              {"eval_response_loss", {{"start", before}, {"end", after}}},
+              {"records", records},
+              {"provenance", provenance(o.argv, 1, c.dp.seed, started)},
+              {"complete", true}};
+  std::cout << fmt::format("held-out response loss {:.4f} -> {:.4f}; training loss (mean of ranks) {:.4f} -> {:.4f}\n",
+                           before, after, first_mean, last_mean);
+  if (!o.out.empty()) {
+    write_json_atomic(o.out, out);
+    std::cout << "wrote " << o.out << "\n";
+  }
+  return 0;
+}
+
+}  // namespace sdc

@@ -1,0 +1,17 @@
+#include "harness/io/digest.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+namespace sdc {
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+}  // namespace sdc

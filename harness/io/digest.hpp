@@ -1,0 +1,8 @@
+// SHA-256 of bytes, as lower-case hex (OpenSSL's EVP): suite files in result
+// sets, configuration hashes of cached checkpoints.
+#pragma once
+#include <string>
+
+namespace sdc {
+std::string sha256_hex(const std::string& bytes);
+}

@@ -1,0 +1,361 @@
+// The training workload's pieces (workloads/training/): data (template, the
+// DistributedSampler, the Alpaca reader, generated tasks), the model's hooked
+// linear layer against torch's own, and the data-parallel trainer
+// (bit-identical reruns, replicas kept equal by the all-reduce, the ordered
+// bf16 reduction, seed policies), checkpoints and fine-tuning that learns.
+#include <gtest/gtest.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "harness/errors.hpp"
+#include "workloads/training/training_run.hpp"
+
+namespace {
+
+using namespace sdc::train;
+namespace fs = std::filesystem;
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("sdcbench_test_training_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+bool bit_equal(const torch::Tensor& a, const torch::Tensor& b) {
+  return a.sizes() == b.sizes() && a.dtype() == b.dtype() && torch::equal(a, b);
+}
+
+TEST(TrainingData, SamplerShufflesPadsAndStridesLikeDistributedSampler) {
+  const int64_t n = 10;
+  const int R = 3;
+  std::vector<int64_t> all;
+  for (int r = 0; r < R; ++r) {
+    const auto mine = distributed_indices(n, R, r, 7, 0);
+    ASSERT_EQ(mine.size(), 4u);  // ceil(10 / 3)
+    EXPECT_EQ(mine, distributed_indices(n, R, r, 7, 0));
+    all.insert(all.end(), mine.begin(), mine.end());
+  }
+  // Interleave back: entry i of the padded permutation is rank i % R's entry i / R.
+  std::vector<int64_t> padded(12);
+  for (int r = 0; r < R; ++r) {
+    const auto mine = distributed_indices(n, R, r, 7, 0);
+    for (size_t k = 0; k < mine.size(); ++k) padded[k * R + size_t(r)] = mine[k];
+  }
+  std::set<int64_t> first(padded.begin(), padded.begin() + n);
+  EXPECT_EQ(first.size(), size_t(n));  // a permutation of 0..n-1
+  EXPECT_EQ(padded[10], padded[0]);    // padded with its own first entries
+  EXPECT_EQ(padded[11], padded[1]);
+  EXPECT_NE(distributed_indices(n, R, 0, 7, 1), distributed_indices(n, R, 0, 7, 0));  // epochs reshuffle
+  EXPECT_NE(distributed_indices(n, R, 0, 8, 0), distributed_indices(n, R, 0, 7, 0));  // seeds differ
+}
+
+TEST(TrainingData, TemplateCarriesLossOnTheResponseAndEndByteOnly) {
+  const instruction_example e{"Reverse the word.", "abc", "cba"};
+  const tokenized t = tokenize_instruction(e, 96);
+  const std::string prompt = "### Instruction:\nReverse the word.\n### Input:\nabc\n### Response:\n";
+  std::string text;
+  for (size_t i = 0; i < prompt.size() + 3; ++i) text.push_back(char(t.tokens[i]));
+  EXPECT_EQ(text, prompt + "cba");
+  EXPECT_EQ(t.tokens[prompt.size() + 3], 0);  // end byte
+  for (size_t i = 0; i < t.loss_mask.size(); ++i) {
+    const bool response_target = i + 1 >= prompt.size() && i + 1 <= prompt.size() + 3;  // c, b, a, end
+    EXPECT_EQ(t.loss_mask[i], response_target ? 1 : 0) << "target " << i;
+  }
+}
+
+TEST(TrainingData, LongPromptLosesItsHeadNotTheResponse) {
+  const instruction_example e{std::string(300, 'x'), "", "answer"};
+  const tokenized t = tokenize_instruction(e, 64);
+  int loss = 0;
+  for (auto m : t.loss_mask) loss += m;
+  EXPECT_EQ(loss, 7);  // "answer" + end byte
+  std::string tail;
+  for (size_t i = 65 - 7 - 14; i < 65 - 7; ++i) tail.push_back(char(t.tokens[i]));
+  EXPECT_EQ(tail, "### Response:\n");
+}
+
+TEST(TrainingData, GeneratedTasksAreRightAndDeterministic) {
+  const auto a = generate_instructions(300, 5);
+  const auto b = generate_instructions(300, 5);
+  int adds = 0, reverses = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].output, b[i].output);
+    if (a[i].instruction == "Add the two numbers.") {
+      const auto plus = a[i].input.find('+');
+      EXPECT_EQ(std::stol(a[i].input.substr(0, plus)) + std::stol(a[i].input.substr(plus + 1)), std::stol(a[i].output));
+      ++adds;
+    }
+    if (a[i].instruction == "Reverse the word.") {
+      EXPECT_EQ(std::string(a[i].input.rbegin(), a[i].input.rend()), a[i].output);
+      ++reverses;
+    }
+  }
+  EXPECT_GT(adds, 20);
+  EXPECT_GT(reverses, 20);
+  EXPECT_NE(generate_instructions(5, 6)[0].input + generate_instructions(5, 6)[1].input, a[0].input + a[1].input);
+}
+
+TEST(TrainingData, AlpacaReaderNamesFileEntryAndField) {
+  const auto good = temp_file("good.json", R"([{"instruction": "Say hi.", "input": "", "output": "hi"},
+                                              {"instruction": "Echo.", "output": "x"}])");
+  const auto ex = read_alpaca(good);
+  ASSERT_EQ(ex.size(), 2u);
+  EXPECT_EQ(ex[1].input, "");
+  auto expect_error = [](const std::string& text, const std::string& field) {
+    const auto f = temp_file("bad.json", text);
+    try {
+      read_alpaca(f);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const sdc::input_error& e) {
+      EXPECT_EQ(e.file(), f);
+      EXPECT_NE(e.field().find(field), std::string::npos) << e.what();
+    }
+  };
+  expect_error(R"({"instruction": "x"})", "top level");
+  expect_error(R"([])", "top level");
+  expect_error(R"([{"instruction": "a", "output": "b"}, {"instruction": "a"}])", "[1].output");
+  expect_error(R"([{"instruction": "a", "output": 3}])", "[0].output");
+  expect_error(R"([7])", "[0]");
+  EXPECT_THROW(read_alpaca(temp_file("trunc.json", R"([{"instruction": "a", "outp)")), sdc::input_error);
+  EXPECT_THROW(read_alpaca("/nonexistent/alpaca.json"), sdc::input_error);
+}
+
+TEST(TrainingModel, HookedLinearEqualsTorchLinearForwardAndBackward) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  const auto x = torch::randn({13, 24}, gen).set_requires_grad(true);
+  const auto w = torch::randn({7, 24}, gen).set_requires_grad(true);
+  const auto b = torch::randn({7}, gen).set_requires_grad(true);
+  const auto g = torch::randn({13, 7}, gen);
+  const auto y = hooked_linear(x, w, b, 0, nullptr);
+  y.backward(g);
+  const auto x2 = x.detach().clone().set_requires_grad(true), w2 = w.detach().clone().set_requires_grad(true),
+             b2 = b.detach().clone().set_requires_grad(true);
+  const auto y2 = torch::nn::functional::linear(x2, w2, b2);
+  y2.backward(g);
+  EXPECT_TRUE(torch::allclose(y, y2, 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(x.grad(), x2.grad(), 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(w.grad(), w2.grad(), 1e-6, 1e-6));
+  EXPECT_TRUE(torch::allclose(b.grad(), b2.grad(), 1e-6, 1e-6));
+}
+
+struct counting_hook : gemm_hook {
+  std::map<std::pair<int, gemm_pass>, int> calls;
+  void after_gemm(int linear, gemm_pass pass, torch::Tensor&) override { ++calls[{linear, pass}]; }
+};
+
+TEST(TrainingModel, HookSeesEveryGemmOfEveryLinearLayerOnce) {
+  model_config m;
+  m.layers = 2, m.width = 16, m.heads = 2, m.seq = 8;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  const param_set p = init_params(m, gen);
+  counting_hook h;
+  forward_options o;
+  o.hook = &h;
+  const auto tokens = torch::randint(0, 256, {2, 8}, torch::kLong);
+  forward(m, p, tokens, o).sum().backward();
+  const auto names = linear_names(m);
+  ASSERT_EQ(names.size(), 9u);
+  for (int l = 0; l < int(names.size()); ++l)
+    for (auto pass : {gemm_pass::forward, gemm_pass::grad_input, gemm_pass::grad_weight})
+      EXPECT_EQ((h.calls[{l, pass}]), 1) << names[size_t(l)] << " " << gemm_pass_name(pass);
+}
+
+train_config small_config() {
+  train_config c;
+  c.model.layers = 1, c.model.width = 32, c.model.heads = 2, c.model.seq = 96;
+  c.dp.ranks = 3, c.dp.micro_batch = 2;
+  c.examples = 200, c.eval_examples = 16;
+  c.steps = 4, c.optim.total = 4, c.optim.warmup = 1;
+  return c;
+}
+
+std::vector<step_record> run(const train_config& c, const train_data& d, std::vector<replica>* end = nullptr,
+                             step_observer* obs = nullptr) {
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  t.start_from(fresh_replica(c.model, c.dp.seed));
+  std::vector<step_record> r;
+  for (int64_t s = 0; s < c.steps; ++s) r.push_back(t.step(obs));
+  if (end) *end = t.replicas();
+  return r;
+}
+
+TEST(TrainingDp, SameConfigurationGivesABitIdenticalTrajectory) {
+  torch::set_num_threads(1);
+  train_config c = small_config();
+  c.model.dropout = 0.1;
+  const auto d = load_train_data(c);
+  std::vector<replica> a, b;
+  const auto ra = run(c, d, &a), rb = run(c, d, &b);
+  for (size_t s = 0; s < ra.size(); ++s) {
+    EXPECT_EQ(ra[s].loss, rb[s].loss);
+    EXPECT_EQ(ra[s].grad_norm, rb[s].grad_norm);
+  }
+  for (size_t i = 0; i < a[0].params.tensors.size(); ++i) EXPECT_TRUE(bit_equal(a[1].params.tensors[i], b[1].params.tensors[i]));
+}
+
+TEST(TrainingDp, TheAllReduceKeepsReplicasIdenticalWhileRanksSeeDifferentData) {
+  for (const char* policy : {"S1-1", "S1-3"}) {
+    train_config c = small_config();
+    c.dp.policy = parse_seed_policy(policy);
+    const auto d = load_train_data(c);
+    std::vector<replica> end;
+    const auto rec = run(c, d, &end);
+    EXPECT_NE(rec[0].loss[0], rec[0].loss[1]) << policy;  // different shards
+    for (int r = 1; r < c.dp.ranks; ++r)
+      for (size_t i = 0; i < end[0].params.tensors.size(); ++i)
+        EXPECT_TRUE(bit_equal(end[0].params.tensors[i], end[size_t(r)].params.tensors[i])) << policy << " rank " << r;
+  }
+}
+
+TEST(TrainingDp, SeedPoliciesChangeOnlyTheRanksTheyReseed) {
+  train_config c = small_config();
+  c.steps = 1;
+  const auto d = load_train_data(c);
+  c.dp.policy = seed_policy::s1_1;
+  const auto s11 = run(c, d);
+  c.dp.policy = seed_policy::s1_2;
+  const auto s12 = run(c, d);
+  c.dp.policy = seed_policy::s1_3;
+  const auto s13 = run(c, d);
+  EXPECT_NE(s12[0].loss[0], s11[0].loss[0]);  // S1-2: rank 0 reseeded
+  EXPECT_EQ(s12[0].loss[1], s11[0].loss[1]);
+  EXPECT_EQ(s13[0].loss[0], s11[0].loss[0]);  // S1-3: rank r gets seed + r
+  EXPECT_NE(s13[0].loss[1], s11[0].loss[1]);
+}
+
+// Captures each rank's gradients before the all-reduce and its reduced bucket.
+struct capture : step_observer {
+  std::vector<torch::Tensor> flats, reduced_buckets;
+  void grads_ready(int64_t, int, replica& r) override {
+    std::vector<torch::Tensor> g;
+    for (const auto& t : r.params.tensors) g.push_back(t.grad().reshape({-1}));
+    flats.push_back(torch::cat(g).clone());
+  }
+  void reduced(int64_t, int, torch::Tensor& b) override { reduced_buckets.push_back(b.clone()); }
+};
+
+TEST(TrainingDp, Bf16BucketsAreSummedInRankOrderAsTheCompressionHookDoes) {
+  train_config c = small_config();
+  c.steps = 1;
+  c.dp.bf16_buckets = true;
+  const auto d = load_train_data(c);
+  capture cap;
+  run(c, d, nullptr, &cap);
+  ASSERT_EQ(cap.flats.size(), 3u);
+  torch::Tensor expect = cap.flats[0].to(torch::kBFloat16).div_(3);
+  for (int r = 1; r < 3; ++r) expect = expect + cap.flats[size_t(r)].to(torch::kBFloat16).div_(3);
+  for (const auto& b : cap.reduced_buckets) EXPECT_TRUE(bit_equal(b, expect.to(torch::kFloat)));
+  const auto fp32_sum = (cap.flats[0] + cap.flats[1] + cap.flats[2]) / 3;
+  EXPECT_FALSE(bit_equal(cap.reduced_buckets[0], fp32_sum));  // the compression is real
+}
+
+TEST(TrainingCheckpoint, RoundTripsAndRefusesAnotherConfigurationOrABrokenFile) {
+  model_config m;
+  m.layers = 1, m.width = 16, m.heads = 2, m.seq = 8;
+  replica r = fresh_replica(m, 4);
+  r.step = 17;
+  const std::string path = (fs::temp_directory_path() / "sdcbench_test_ckpt.pt").string();
+  save_checkpoint(r, path, "abc");
+  const replica back = load_checkpoint(m, path, "abc");
+  EXPECT_EQ(back.step, 17);
+  for (size_t i = 0; i < r.params.tensors.size(); ++i) EXPECT_TRUE(bit_equal(back.params.tensors[i], r.params.tensors[i]));
+  EXPECT_THROW(load_checkpoint(m, path, "other"), sdc::input_error);
+  fs::resize_file(path, fs::file_size(path) / 2);
+  EXPECT_THROW(load_checkpoint(m, path, "abc"), sdc::input_error);
+}
+
+TEST(TrainingConfig, BadConfigurationsNameTheField) {
+  auto field_of = [](const char* text) -> std::string {
+    try {
+      parse_train_config(nlohmann::json::parse(text), "cfg.json", ".");
+    } catch (const sdc::input_error& e) {
+      EXPECT_EQ(e.file(), "cfg.json");
+      return e.field();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(field_of(R"({"model": {"width": 30, "heads": 4}})"), "model.heads");
+  EXPECT_EQ(field_of(R"({"optim": {"lr": -1}})"), "optim.lr");
+  EXPECT_EQ(field_of(R"({"ranks": 0})"), "ranks");
+  EXPECT_EQ(field_of(R"({"seed_policy": "S2"})"), "seed_policy");
+  EXPECT_EQ(field_of(R"({"buckets": "fp16"})"), "buckets");
+  EXPECT_EQ(field_of(R"({"model": {"layerz": 2}})"), "model.layerz");
+  EXPECT_EQ(field_of(R"({"pretrain": {"steps": 1.5}})"), "pretrain.steps");
+  EXPECT_EQ(field_of(R"({"steps": 3})"), "(accepted)");
+  train_config c = small_config();
+  c.dp.ranks = 500;
+  EXPECT_THROW(load_train_data(c), sdc::input_error);  // more ranks than samples
+}
+
+TEST(TrainingFineTune, FromThePretrainedCheckpointTheResponseLossDrops) {
+  torch::set_num_threads(1);
+  const std::string corpus = "/usr/share/games/fortunes";
+  ASSERT_TRUE(fs::exists(corpus)) << "Debian's fortunes package provides the pretraining corpus (scripts/setup.sh)";
+  train_config c;
+  c.model.layers = 1, c.model.width = 48, c.model.heads = 4, c.model.seq = 96;
+  c.pretrain.corpus = corpus, c.pretrain.steps = 60, c.pretrain.batch = 8, c.pretrain.optim.total = 60;
+  c.cache_dir = (fs::temp_directory_path() / "sdcbench_test_cache").string();
+  c.dp.ranks = 2, c.dp.micro_batch = 8;
+  c.steps = 60, c.optim.total = 60;
+  c.examples = 1000, c.eval_examples = 32;
+  const auto d = load_train_data(c);
+  std::string cached;
+  const replica start = pretrained_start(c, &cached);
+  EXPECT_TRUE(fs::exists(cached));
+  const replica again = pretrained_start(c);  // from the cache: the same weights
+  for (size_t i = 0; i < start.params.tensors.size(); ++i) EXPECT_TRUE(bit_equal(start.params.tensors[i], again.params.tensors[i]));
+  const double before = eval_loss(c.model, start.params, d.eval);
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  t.start_from(start);
+  for (int64_t s = 0; s < c.steps; ++s) t.step();
+  const double after = eval_loss(c.model, t.replicas()[0].params, d.eval);
+  EXPECT_LT(after, 0.7 * before) << "held-out response loss " << before << " -> " << after;
+}
+
+}  // namespace
+
+// `sdcbench train` end to end: records written, bad input ends with exit 2 and the field.
+#include "cli_runner.hpp"
+
+namespace {
+
+TEST(TrainingCli, TrainWritesPerStepRecordsOfEveryRank) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train");
+  std::ofstream(dir + "/cfg.json") << R"({"model": {"layers": 1, "width": 32, "heads": 2, "seq": 96},
+    "ranks": 2, "micro_batch": 2, "steps": 3, "examples": 50, "eval_examples": 8, "tensor_norms": true})";
+  const auto r = run_cli("train " + dir + "/cfg.json --out " + dir + "/out.json --quiet");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(dir + "/out.json");
+  EXPECT_EQ(j["schema"], "sdcbench.train/1");
+  EXPECT_TRUE(j["complete"].get<bool>());
+  ASSERT_EQ(j["records"].size(), 3u);
+  for (const auto& rec : j["records"]) {
+    EXPECT_EQ(rec["loss"].size(), 2u);
+    EXPECT_EQ(rec["grad_norm"].size(), 2u);
+    EXPECT_EQ(rec["tensor_norms"][0].size(), j["parameters"].size());
+  }
+}
+
+TEST(TrainingCli, BadConfigurationsExitTwoNamingFileAndField) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-bad");
+  std::ofstream(dir + "/heads.json") << R"({"model": {"width": 30, "heads": 4}})";
+  auto r = run_cli("train " + dir + "/heads.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("heads.json: model.heads: a divisor of width 30; got 4"), std::string::npos) << r.output;
+  std::ofstream(dir + "/data.json") << R"({"data": "missing.json"})";
+  r = run_cli("train " + dir + "/data.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
+  std::ofstream(dir + "/corpus.json") << R"({"pretrain": {"corpus": "no-such-corpus"}})";
+  r = run_cli("train " + dir + "/corpus.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no-such-corpus: corpus:"), std::string::npos) << r.output;
+}
+
+}  // namespace

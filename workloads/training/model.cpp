@@ -1,0 +1,196 @@
+#include "workloads/training/model.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace sdc::train {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+// y = x w^T + b with the GEMMs of forward and backward written out, so a
+// gemm_hook sees each output (PyTorch's torch.nn.functional.linear computes the
+// same three products).
+struct linear_fn : torch::autograd::Function<linear_fn> {
+  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor b, int64_t linear, int64_t hook_addr) {
+    ctx->save_for_backward({x, w});
+    ctx->saved_data["linear"] = linear;
+    ctx->saved_data["hook"] = hook_addr;
+    ctx->saved_data["bias"] = b.numel() > 0;
+    Tensor y = b.numel() > 0 ? torch::addmm(b, x, w.t()) : torch::mm(x, w.t());
+    if (auto* h = reinterpret_cast<gemm_hook*>(hook_addr)) h->after_gemm(int(linear), gemm_pass::forward, y);
+    return y;
+  }
+  static tensor_list backward(AutogradContext* ctx, tensor_list g) {
+    const auto saved = ctx->get_saved_variables();
+    const Tensor& x = saved[0];
+    const Tensor& w = saved[1];
+    const int linear = int(ctx->saved_data["linear"].toInt());
+    auto* h = reinterpret_cast<gemm_hook*>(ctx->saved_data["hook"].toInt());
+    const Tensor go = g[0].contiguous();
+    Tensor gx = torch::mm(go, w);
+    if (h) h->after_gemm(linear, gemm_pass::grad_input, gx);
+    Tensor gw = torch::mm(go.t(), x);
+    if (h) h->after_gemm(linear, gemm_pass::grad_weight, gw);
+    Tensor gb = ctx->saved_data["bias"].toBool() ? go.sum(0) : Tensor();
+    return {gx, gw, gb, Tensor(), Tensor()};
+  }
+};
+
+struct forward_state {
+  const model_config& c;
+  const param_set& p;
+  const forward_options& o;
+  int next_linear = 0;
+
+  const Tensor& at(const std::string& name) const { return p.tensors[size_t(p.index_of(name))]; }
+  Tensor gemm_in(const Tensor& t) const { return c.bf16 ? t.to(torch::kBFloat16) : t; }
+
+  // x [..., in] -> [..., out]; weight [out, in]; bias optional (libtorch 1.13's
+  // custom functions take no undefined tensors: "no bias" is an empty one).
+  Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+    const int id = next_linear++;
+    auto sizes = x.sizes().vec();
+    const Tensor x2 = gemm_in(x).reshape({-1, sizes.back()});
+    const Tensor y = hooked_linear(x2, gemm_in(w), b.defined() ? gemm_in(b) : torch::empty({0}, w.options().requires_grad(false)),
+                                   id, o.hook);
+    sizes.back() = w.size(0);
+    return y.reshape(sizes);
+  }
+  Tensor linear(const Tensor& x, const std::string& name) { return linear(x, at(name + ".weight"), at(name + ".bias")); }
+
+  Tensor norm(const Tensor& x, const std::string& name) const {
+    const Tensor xf = x.to(torch::kFloat);
+    if (c.rmsnorm) return xf * torch::rsqrt(xf.pow(2).mean(-1, true) + 1e-6) * at(name + ".weight");
+    return torch::layer_norm(xf, {c.width}, at(name + ".weight"), at(name + ".bias"), 1e-5);
+  }
+
+  Tensor dropout(const Tensor& x) const {
+    if (!o.training || c.dropout <= 0) return x;
+    const Tensor keep = at::bernoulli(torch::full(x.sizes(), 1.0 - c.dropout, x.options().dtype(torch::kFloat)),
+                                      *o.dropout_gen);
+    return x * keep.to(x.scalar_type()) / (1.0 - c.dropout);
+  }
+};
+
+}  // namespace
+
+std::string model_config::invalid() const {
+  if (layers < 1) return fmt::format("layers: expected an integer >= 1; got {}", layers);
+  if (width < 1 || heads < 1) return fmt::format("width, heads: expected integers >= 1; got {}, {}", width, heads);
+  if (width % heads != 0) return fmt::format("heads: expected a divisor of width {}; got {}", width, heads);
+  if (seq < 2) return fmt::format("seq: expected an integer >= 2; got {}", seq);
+  if (!(dropout >= 0 && dropout < 1)) return fmt::format("dropout: expected a probability in [0, 1); got {}", dropout);
+  return "";
+}
+
+int64_t param_set::index_of(const std::string& name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return int64_t(i);
+  return -1;
+}
+
+int64_t param_set::numel() const {
+  int64_t n = 0;
+  for (const auto& t : tensors) n += t.numel();
+  return n;
+}
+
+param_set param_set::clone() const {
+  param_set c;
+  c.names = names;
+  for (const auto& t : tensors) c.tensors.push_back(t.detach().clone().set_requires_grad(t.requires_grad()));
+  return c;
+}
+
+torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook) {
+  return linear_fn::apply(x, w, b, int64_t(id), int64_t(reinterpret_cast<intptr_t>(hook)));
+}
+
+const char* gemm_pass_name(gemm_pass p) {
+  switch (p) {
+    case gemm_pass::forward: return "forward";
+    case gemm_pass::grad_input: return "grad_input";
+    case gemm_pass::grad_weight: return "grad_weight";
+  }
+  return "?";
+}
+
+std::vector<std::string> linear_names(const model_config& c) {
+  std::vector<std::string> n;
+  for (int l = 0; l < c.layers; ++l)
+    for (const char* s : {"attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2"}) n.push_back(fmt::format("blocks.{}.{}", l, s));
+  n.push_back("head");
+  return n;
+}
+
+param_set init_params(const model_config& c, at::Generator& gen) {
+  param_set p;
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat);
+  auto add = [&](const std::string& name, std::vector<int64_t> shape, double std_or_fill, bool normal) {
+    Tensor t = torch::empty(shape, f32);
+    if (normal) t.normal_(0.0, std_or_fill, gen);
+    else t.fill_(std_or_fill);
+    p.names.push_back(name);
+    p.tensors.push_back(t.set_requires_grad(true));
+  };
+  const int64_t w = c.width;
+  const double proj_std = 0.02 / std::sqrt(2.0 * c.layers);  // GPT-2's scaled residual projections
+  add("tok_emb", {c.vocab, w}, 0.02, true);
+  add("pos_emb", {c.seq, w}, 0.01, true);
+  auto norm = [&](const std::string& n) {
+    add(n + ".weight", {w}, 1.0, false);
+    if (!c.rmsnorm) add(n + ".bias", {w}, 0.0, false);
+  };
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string b = fmt::format("blocks.{}.", l);
+    norm(b + "norm1");
+    add(b + "attn.qkv.weight", {3 * w, w}, 0.02, true);
+    add(b + "attn.qkv.bias", {3 * w}, 0.0, false);
+    add(b + "attn.proj.weight", {w, w}, proj_std, true);
+    add(b + "attn.proj.bias", {w}, 0.0, false);
+    norm(b + "norm2");
+    add(b + "mlp.fc1.weight", {4 * w, w}, 0.02, true);
+    add(b + "mlp.fc1.bias", {4 * w}, 0.0, false);
+    add(b + "mlp.fc2.weight", {w, 4 * w}, proj_std, true);
+    add(b + "mlp.fc2.bias", {w}, 0.0, false);
+  }
+  norm("norm_f");
+  if (!c.tied_head) add("head.weight", {c.vocab, w}, 0.02, true);
+  return p;
+}
+
+Tensor forward(const model_config& c, const param_set& p, const Tensor& tokens, const forward_options& o) {
+  forward_state s{c, p, o};
+  const int64_t B = tokens.size(0), T = tokens.size(1), H = c.heads, D = c.width / c.heads;
+  Tensor x = torch::embedding(s.at("tok_emb"), tokens) + s.at("pos_emb").slice(0, 0, T);
+  x = s.dropout(x);
+  const Tensor causal = torch::ones({T, T}, torch::kBool).triu(1);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string b = fmt::format("blocks.{}.", l);
+    const Tensor qkv = s.linear(s.norm(x, b + "norm1"), b + "attn.qkv").view({B, T, 3, H, D}).permute({2, 0, 3, 1, 4});
+    const Tensor q = qkv[0], k = qkv[1], v = qkv[2];
+    Tensor att = torch::matmul(q, k.transpose(-2, -1)).to(torch::kFloat) / std::sqrt(double(D));
+    att = s.dropout(torch::softmax(att.masked_fill(causal, -INFINITY), -1));
+    const Tensor y = torch::matmul(s.gemm_in(att), v).transpose(1, 2).reshape({B, T, c.width});
+    x = x + s.dropout(s.linear(y, b + "attn.proj"));
+    const Tensor h = torch::gelu(s.linear(s.norm(x, b + "norm2"), b + "mlp.fc1"));
+    x = x + s.dropout(s.linear(h, b + "mlp.fc2"));
+  }
+  x = s.norm(x, "norm_f");
+  const Tensor& head = c.tied_head ? s.at("tok_emb") : s.at("head.weight");
+  return s.linear(x, head, Tensor()).to(torch::kFloat);
+}
+
+Tensor masked_loss(const Tensor& logits, const Tensor& targets, const Tensor& mask) {
+  const int64_t V = logits.size(-1);
+  const Tensor per_token = torch::nn::functional::cross_entropy(
+      logits.reshape({-1, V}), targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+  const Tensor m = mask.reshape({-1}).to(torch::kFloat);
+  return (per_token * m).sum() / m.sum().clamp_min(1.0);
+}
+
+}  // namespace sdc::train

@@ -1,0 +1,82 @@
+// A small decoder-only transformer language model on bytes, written over
+// libtorch as plain functions of a named parameter list (not torch::nn
+// modules): replicas are copied, checkpointed, flattened into all-reduce
+// buckets and faulted by parameter name, and every random draw (init,
+// dropout) comes from a generator the caller owns, so two replicas given the
+// same seed are bit-identical whatever thread runs them.
+//
+// Token and position embeddings; pre-norm blocks (LayerNorm or RMSNorm,
+// causal multi-head attention, a GELU MLP); a final norm; a head tied to the
+// token embedding or separate. Mixed precision as torch.autocast("cpu",
+// bfloat16) does it: the GEMMs (linear layers, attention products) run in
+// bf16, norms, softmax and the loss in fp32; master weights are fp32.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sdc::train {
+
+struct model_config {
+  int layers = 2;
+  int width = 64;
+  int heads = 4;
+  int seq = 96;       // tokens per sample (context length)
+  int vocab = 256;    // bytes
+  bool tied_head = true;
+  bool rmsnorm = false;
+  double dropout = 0.0;
+  bool bf16 = false;  // GEMMs in bf16 (autocast), else all fp32
+  // "": valid; else what is wrong, naming the field.
+  std::string invalid() const;
+};
+
+// Parameters in a fixed order, each with its name ("blocks.0.attn.qkv.weight").
+struct param_set {
+  std::vector<std::string> names;
+  std::vector<torch::Tensor> tensors;  // fp32, requires_grad
+  int64_t index_of(const std::string& name) const;  // -1 if absent
+  int64_t numel() const;
+  param_set clone() const;  // deep copy, requires_grad kept
+};
+
+param_set init_params(const model_config& c, at::Generator& gen);
+
+// Where a GEMM of a linear layer is: its layer index (linear_names order) and pass.
+enum class gemm_pass { forward, grad_input, grad_weight };
+const char* gemm_pass_name(gemm_pass p);
+
+// Called after every linear layer's GEMM with its 2-D output (tokens x
+// features for forward and grad_input, out x in for grad_weight), which it may
+// change in place: forward activations, activation gradients and defective-GEMM
+// faults land here.
+class gemm_hook {
+ public:
+  virtual ~gemm_hook() = default;
+  virtual void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) = 0;
+};
+
+// y = x w^T + b for a 2-D x (b may be empty: numel 0), its forward and both
+// backward GEMMs shown to `hook` (may be null) as linear layer `id`. The same
+// products as torch::nn::functional::linear, its reference twin in the tests.
+torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook);
+
+// The model's linear layers by name ("blocks.0.mlp.fc1"), in call order.
+std::vector<std::string> linear_names(const model_config& c);
+
+struct forward_options {
+  gemm_hook* hook = nullptr;
+  at::Generator* dropout_gen = nullptr;  // required when dropout > 0 and training
+  bool training = true;
+};
+
+// Logits [B, T, vocab] of tokens [B, T] (int64).
+torch::Tensor forward(const model_config& c, const param_set& p, const torch::Tensor& tokens,
+                      const forward_options& o);
+
+// Mean cross-entropy over the positions where mask is 1 (targets and mask [B, T]).
+torch::Tensor masked_loss(const torch::Tensor& logits, const torch::Tensor& targets, const torch::Tensor& mask);
+
+}  // namespace sdc::train

@@ -1,0 +1,252 @@
+#include "workloads/training/trainer.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+#include "harness/io/json_file.hpp"
+
+namespace sdc::train {
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+torch::Tensor flat_grads(const param_set& p) {
+  std::vector<torch::Tensor> g;
+  for (const auto& t : p.tensors) g.push_back(t.grad().defined() ? t.grad().reshape({-1}) : torch::zeros({t.numel()}));
+  return torch::cat(g);
+}
+
+void unflatten_into_grads(param_set& p, const torch::Tensor& flat) {
+  int64_t at = 0;
+  for (auto& t : p.tensors) {
+    t.mutable_grad() = flat.slice(0, at, at + t.numel()).view(t.sizes()).clone();
+    at += t.numel();
+  }
+}
+
+void adamw_step(replica& r, const optim_config& o, double lr) {
+  torch::NoGradGuard ng;
+  ++r.step;
+  const double c1 = 1 - std::pow(o.beta1, double(r.step)), c2 = 1 - std::pow(o.beta2, double(r.step));
+  for (size_t i = 0; i < r.params.tensors.size(); ++i) {
+    auto& p = r.params.tensors[i];
+    const auto& g = p.grad();
+    p.mul_(1 - lr * o.weight_decay);
+    r.exp_avg[i].mul_(o.beta1).add_(g, 1 - o.beta1);
+    r.exp_avg_sq[i].mul_(o.beta2).addcmul_(g, g, 1 - o.beta2);
+    const auto denom = (r.exp_avg_sq[i].sqrt() / std::sqrt(c2)).add_(o.eps);
+    p.addcdiv_(r.exp_avg[i], denom, -lr / c1);
+  }
+}
+
+void clip_grads(param_set& p, double max_norm) {
+  torch::NoGradGuard ng;
+  std::vector<torch::Tensor> norms;
+  for (const auto& t : p.tensors) norms.push_back(t.grad().norm());
+  const double total = torch::stack(norms).norm().item<double>();
+  const double coef = max_norm / (total + 1e-6);
+  if (coef < 1)
+    for (auto& t : p.tensors) t.mutable_grad().mul_(coef);
+}
+
+}  // namespace
+
+std::string optim_config::invalid() const {
+  if (!(lr > 0) || !std::isfinite(lr)) return fmt::format("lr: expected a finite number > 0; got {}", lr);
+  if (!(min_lr_ratio >= 0 && min_lr_ratio <= 1)) return fmt::format("min_lr_ratio: expected a number in [0, 1]; got {}", min_lr_ratio);
+  if (warmup < 0 || total < 1) return fmt::format("warmup, total: expected integers >= 0 and >= 1; got {}, {}", warmup, total);
+  if (!(weight_decay >= 0)) return fmt::format("weight_decay: expected a number >= 0; got {}", weight_decay);
+  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) return "beta1, beta2: expected numbers in [0, 1)";
+  if (!(eps > 0)) return fmt::format("eps: expected a number > 0; got {}", eps);
+  if (!(clip >= 0) || !std::isfinite(clip)) return fmt::format("clip: expected a number >= 0 (0: off); got {}", clip);
+  return "";
+}
+
+double optim_config::lr_at(int64_t step) const {
+  if (step < warmup) return lr * double(step + 1) / double(warmup);
+  const double span = double(std::max<int64_t>(1, total - warmup));
+  const double t = std::min(1.0, double(step - warmup) / span);
+  const double min_lr = lr * min_lr_ratio;
+  return min_lr + 0.5 * (lr - min_lr) * (1 + std::cos(M_PI * t));
+}
+
+seed_policy parse_seed_policy(const std::string& s) {
+  if (s == "S1-1") return seed_policy::s1_1;
+  if (s == "S1-2") return seed_policy::s1_2;
+  if (s == "S1-3") return seed_policy::s1_3;
+  throw value_error("expected S1-1 (every rank one seed), S1-2 (rank 0 another) or S1-3 (every rank its own); got '" + s + "'");
+}
+const char* seed_policy_name(seed_policy p) { return p == seed_policy::s1_1 ? "S1-1" : p == seed_policy::s1_2 ? "S1-2" : "S1-3"; }
+uint64_t rank_seed(seed_policy p, uint64_t seed, int rank) {
+  if (p == seed_policy::s1_2) return rank == 0 ? seed + 1 : seed;
+  if (p == seed_policy::s1_3) return seed + uint64_t(rank);
+  return seed;
+}
+
+dataset instruction_dataset(const std::vector<instruction_example>& ex, int seq) {
+  dataset d;
+  for (const auto& e : ex) d.samples.push_back(tokenize_instruction(e, seq));
+  return d;
+}
+
+dataset text_dataset(const std::string& text, int seq, int64_t max_windows) {
+  dataset d;
+  const int64_t fit = std::max<int64_t>(1, int64_t(text.size()) / (seq + 1));
+  const int64_t n = std::min(fit, max_windows);
+  const int64_t stride = std::max<int64_t>(1, (int64_t(text.size()) - seq - 1) / n);
+  for (int64_t i = 0; i < n; ++i) d.samples.push_back(tokenize_text(text, size_t(i * stride), seq));
+  return d;
+}
+
+replica replica::clone() const {
+  replica r;
+  r.params = params.clone();
+  for (const auto& t : exp_avg) r.exp_avg.push_back(t.clone());
+  for (const auto& t : exp_avg_sq) r.exp_avg_sq.push_back(t.clone());
+  r.step = step;
+  return r;
+}
+
+replica fresh_replica(const model_config& m, uint64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  replica r;
+  r.params = init_params(m, gen);
+  for (const auto& t : r.params.tensors) {
+    r.exp_avg.push_back(torch::zeros_like(t).set_requires_grad(false));
+    r.exp_avg_sq.push_back(torch::zeros_like(t).set_requires_grad(false));
+  }
+  return r;
+}
+
+dp_trainer::dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data)
+    : m_(std::move(m)), o_(std::move(o)), d_(d), data_(data) {}
+
+void dp_trainer::start_from(const replica& r) {
+  ranks_.clear();
+  for (int i = 0; i < d_.ranks; ++i) ranks_.push_back(r.clone());
+  step_ = r.step;
+}
+
+dp_trainer::batch dp_trainer::batch_for(int rank, int64_t step) {
+  const int64_t n = int64_t(data_->samples.size());
+  const int64_t per_rank = (n + d_.ranks - 1) / d_.ranks;
+  const int64_t first = step * d_.micro_batch;
+  const uint64_t seed = rank_seed(d_.policy, d_.seed, rank);
+  std::vector<int64_t> idx;
+  int64_t epoch = -1;
+  std::vector<int64_t> mine;
+  for (int64_t k = first; k < first + d_.micro_batch; ++k) {
+    const int64_t e = d_.epoch_offset + k / per_rank;
+    if (e != epoch) mine = distributed_indices(n, d_.ranks, rank, seed, e), epoch = e;
+    idx.push_back(mine[size_t(k % per_rank)]);
+  }
+  const int64_t T = m_.seq;
+  batch b;
+  b.inputs = torch::empty({d_.micro_batch, T}, torch::kLong);
+  b.targets = torch::empty({d_.micro_batch, T}, torch::kLong);
+  b.mask = torch::empty({d_.micro_batch, T}, torch::kFloat);
+  auto in = b.inputs.accessor<int64_t, 2>();
+  auto tg = b.targets.accessor<int64_t, 2>();
+  auto mk = b.mask.accessor<float, 2>();
+  for (int64_t i = 0; i < d_.micro_batch; ++i) {
+    const auto& s = data_->samples[size_t(idx[size_t(i)])];
+    for (int64_t t = 0; t < T; ++t) in[i][t] = s.tokens[size_t(t)], tg[i][t] = s.tokens[size_t(t) + 1], mk[i][t] = s.loss_mask[size_t(t)];
+  }
+  return b;
+}
+
+step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
+  step_record rec;
+  rec.step = step_;
+  rec.lr = o_.lr_at(step_);
+  const int R = d_.ranks;
+  std::vector<torch::Tensor> buckets;
+  for (int r = 0; r < R; ++r) {
+    replica& rep = ranks_[size_t(r)];
+    if (obs) obs->step_begins(step_, r, rep);
+    for (auto& t : rep.params.tensors) t.mutable_grad().reset();
+    const batch b = batch_for(r, step_);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(splitmix(rank_seed(d_.policy, d_.seed, r) ^ splitmix(uint64_t(step_))));
+    forward_options fo;
+    fo.hook = obs ? obs->gemm_hook_for(step_, r) : nullptr;
+    fo.dropout_gen = &gen;
+    const torch::Tensor loss = masked_loss(forward(m_, rep.params, b.inputs, fo), b.targets, b.mask);
+    loss.backward();
+    if (obs) obs->grads_ready(step_, r, rep);
+    rec.loss.push_back(loss.item<double>());
+    torch::Tensor flat = flat_grads(rep.params);
+    rec.grad_norm.push_back(flat.to(torch::kDouble).norm().item<double>());
+    if (tensor_norms) {
+      std::vector<double> tn;
+      for (const auto& t : rep.params.tensors) tn.push_back(t.grad().to(torch::kDouble).norm().item<double>());
+      rec.tensor_norms.push_back(std::move(tn));
+    }
+    // DDP's hooks: allreduce_hook divides by the world size, then sums;
+    // bf16_compress_hook casts to bf16, divides in bf16, sums in bf16.
+    buckets.push_back(d_.bf16_buckets ? flat.to(torch::kBFloat16).div_(R) : flat.div_(R));
+  }
+  torch::Tensor sum = buckets[0].clone();  // the ordered reduction: rank 0 + rank 1 + ... in the bucket's dtype
+  for (int r = 1; r < R; ++r) sum.add_(buckets[size_t(r)]);
+  for (int r = 0; r < R; ++r) {
+    replica& rep = ranks_[size_t(r)];
+    torch::Tensor mine = sum.to(torch::kFloat).clone();
+    if (obs) obs->reduced(step_, r, mine);
+    unflatten_into_grads(rep.params, mine);
+    if (o_.clip > 0) clip_grads(rep.params, o_.clip);
+    adamw_step(rep, o_, rec.lr);
+  }
+  if (obs) obs->step_ends(step_, ranks_);
+  ++step_;
+  return rec;
+}
+
+void save_checkpoint(const replica& r, const std::string& path, const std::string& config_hash) {
+  std::vector<torch::Tensor> all;
+  for (const auto& t : r.params.tensors) all.push_back(t.detach());
+  for (const auto& t : r.exp_avg) all.push_back(t);
+  for (const auto& t : r.exp_avg_sq) all.push_back(t);
+  const std::string tmp = path + ".tmp";
+  torch::save(all, tmp);
+  std::filesystem::rename(tmp, path);
+  write_json_atomic(path + ".json", {{"schema", "sdcbench.checkpoint/1"}, {"config_hash", config_hash},
+                                     {"names", r.params.names}, {"step", r.step}});
+}
+
+replica load_checkpoint(const model_config& m, const std::string& path, const std::string& config_hash) {
+  const nlohmann::json meta = read_json_file(path + ".json");
+  if (meta.value("schema", "") != "sdcbench.checkpoint/1")
+    throw input_error(path + ".json", "schema", "\"sdcbench.checkpoint/1\"");
+  if (meta.value("config_hash", "") != config_hash)
+    throw input_error(path + ".json", "config_hash", "the hash of this run's model and pretraining configuration (" + config_hash + "); the checkpoint was made for another");
+  replica r = fresh_replica(m, 0);
+  std::vector<torch::Tensor> all;
+  try {
+    torch::load(all, path);
+  } catch (const c10::Error& e) {
+    throw input_error(path, "checkpoint", std::string("a libtorch tensor archive; ") + e.what_without_backtrace());
+  }
+  const size_t n = r.params.tensors.size();
+  if (all.size() != 3 * n || meta.at("names").get<std::vector<std::string>>() != r.params.names)
+    throw input_error(path, "tensors", fmt::format("{} tensors of this model; got {}", 3 * n, all.size()));
+  torch::NoGradGuard ng;
+  for (size_t i = 0; i < n; ++i) {
+    if (!all[i].sizes().equals(r.params.tensors[i].sizes()))
+      throw input_error(path, r.params.names[i], "the model's shape for this parameter");
+    r.params.tensors[i].copy_(all[i]);
+    r.exp_avg[i].copy_(all[n + i]);
+    r.exp_avg_sq[i].copy_(all[2 * n + i]);
+  }
+  r.step = meta.at("step").get<int64_t>();
+  return r;
+}
+
+}  // namespace sdc::train

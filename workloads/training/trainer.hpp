@@ -1,0 +1,113 @@
+// Data-parallel training, ranks stepped in one process: every rank holds its
+// own replica and AdamW state, computes its loss and gradients on its shard,
+// the gradients are flattened into one bucket per rank and summed in rank
+// order (in bf16 after dividing by the world size, as DDP's bf16 compression
+// hook does, or in fp32), every rank takes its own copy of the sum, clips and
+// steps. A fault on one rank's copy makes that replica silently diverge, as on
+// real hardware. A step_observer sees every point where a fault can land or a
+// detector can look.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/training/data.hpp"
+#include "workloads/training/model.hpp"
+
+namespace sdc::train {
+
+struct optim_config {
+  double lr = 3e-3, min_lr_ratio = 0.1;
+  int64_t warmup = 10, total = 200;  // schedule: linear warm-up, then cosine to min_lr at `total`
+  double weight_decay = 0.01, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double clip = 1.0;  // global gradient-norm clipping; 0 = off
+  std::string invalid() const;
+  double lr_at(int64_t step) const;
+};
+
+// 002's settings: S1-1 every rank the base seed, S1-2 rank 0 another, S1-3 each its own.
+enum class seed_policy { s1_1, s1_2, s1_3 };
+seed_policy parse_seed_policy(const std::string& s);  // "S1-1" | "S1-2" | "S1-3"; value_error otherwise
+const char* seed_policy_name(seed_policy p);
+uint64_t rank_seed(seed_policy p, uint64_t seed, int rank);
+
+struct dp_config {
+  int ranks = 2;
+  int micro_batch = 4;
+  bool bf16_buckets = false;
+  seed_policy policy = seed_policy::s1_1;
+  uint64_t seed = 1;
+  int64_t epoch_offset = 0;  // episodes forked from one checkpoint see different shuffles
+};
+
+// The samples a run trains on, tokenized.
+struct dataset {
+  std::vector<tokenized> samples;
+};
+dataset instruction_dataset(const std::vector<instruction_example>& ex, int seq);
+// Non-overlapping windows of seq + 1 bytes (at most max_windows of them, evenly spread).
+dataset text_dataset(const std::string& text, int seq, int64_t max_windows);
+
+struct replica {
+  param_set params;
+  std::vector<torch::Tensor> exp_avg, exp_avg_sq;  // AdamW moments, per parameter
+  int64_t step = 0;                                 // optimizer steps taken
+  replica clone() const;
+};
+
+// What one step did on each rank.
+struct step_record {
+  int64_t step = 0;
+  double lr = 0;
+  std::vector<double> loss;        // per rank
+  std::vector<double> grad_norm;   // per rank, before the all-reduce
+  std::vector<std::vector<double>> tensor_norms;  // per rank, per parameter (when asked)
+};
+
+class step_observer {
+ public:
+  virtual ~step_observer() = default;
+  virtual void step_begins(int64_t /*step*/, int /*rank*/, replica&) {}
+  virtual gemm_hook* gemm_hook_for(int64_t /*step*/, int /*rank*/) { return nullptr; }
+  // Gradients of `rank` are in params' .grad(), before the all-reduce.
+  virtual void grads_ready(int64_t /*step*/, int /*rank*/, replica&) {}
+  // rank's own copy of the reduced bucket (flat fp32, parameter order).
+  virtual void reduced(int64_t /*step*/, int /*rank*/, torch::Tensor& /*bucket*/) {}
+  virtual void step_ends(int64_t /*step*/, const std::vector<replica>&) {}
+};
+
+class dp_trainer {
+ public:
+  dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data);
+  // Every rank starts from the same replica.
+  void start_from(const replica& r);
+  step_record step(step_observer* obs = nullptr, bool tensor_norms = false);
+  const std::vector<replica>& replicas() const { return ranks_; }
+  std::vector<replica>& replicas() { return ranks_; }
+  const model_config& model() const { return m_; }
+  int64_t global_step() const { return step_; }
+
+ private:
+  struct batch {
+    torch::Tensor inputs, targets, mask;
+  };
+  batch batch_for(int rank, int64_t step);
+
+  model_config m_;
+  optim_config o_;
+  dp_config d_;
+  const dataset* data_;
+  std::vector<replica> ranks_;
+  int64_t step_ = 0;
+};
+
+replica fresh_replica(const model_config& m, uint64_t seed);
+
+// Checkpoints: a replica's tensors in libtorch's serialization, the names and
+// the configuration hash in a JSON file beside it (PATH.json).
+void save_checkpoint(const replica& r, const std::string& path, const std::string& config_hash);
+replica load_checkpoint(const model_config& m, const std::string& path, const std::string& config_hash);
+
+}  // namespace sdc::train
