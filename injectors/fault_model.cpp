@@ -18,19 +18,19 @@ constexpr model_name k_plain[] = {
     {"bitflip", fault_model::kind::bitflip},       {"flip_0to1", fault_model::kind::flip_0to1},
     {"flip_1to0", fault_model::kind::flip_1to0},   {"stuck_at_0", fault_model::kind::stuck_at_0},
     {"stuck_at_1", fault_model::kind::stuck_at_1}, {"random_value", fault_model::kind::random_value},
-    {"set_max", fault_model::kind::set_max},
+    {"set_max", fault_model::kind::set_max},       {"bitflip_designed", fault_model::kind::bitflip_designed},
 };
 
 std::string expected_models() {
   return "bitflip, bitflip_random(K,FIELD), flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, "
-         "multiply(F), add(D), set_max";
+         "multiply(F), add(D), set_max, bitflip_designed";
 }
 
 }  // namespace
 
 std::vector<std::string> fault_model_names() {
   return {"bitflip", "bitflip_random(K,FIELD)", "flip_0to1", "flip_1to0", "stuck_at_0",
-          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max"};
+          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max", "bitflip_designed"};
 }
 
 std::string fault_model::text() const {
@@ -160,6 +160,12 @@ std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const
     }
     case fault_model::kind::multiply: return encode(f, decode(f, old_bits) * m.factor);
     case fault_model::kind::add: return encode(f, decode(f, old_bits) + m.factor);
+    case fault_model::kind::bitflip_designed: {
+      if (!f.is_float()) return std::nullopt;  // no exponent (resolve_fault_bits refuses it first)
+      for (int b = f.mant_bits + f.exp_bits - 1; b >= f.mant_bits; --b)
+        if (!((old_bits >> b) & 1)) return old_bits | (1ull << b);
+      return std::nullopt;  // exponent all ones: Inf or NaN already
+    }
     case fault_model::kind::set_max: {
       const double old = decode(f, old_bits);
       if (!f.is_float() && f.has_sign() && old < 0) return encode(f, -f.max_finite() - 1);
@@ -181,6 +187,11 @@ std::optional<std::vector<int>> resolve_fault_bits(const fault_model& m, const b
   }
   if (!bits.bits.empty()) {
     *why = "fault model " + m.text() + " takes no bit (use bit=none)";
+    return std::nullopt;
+  }
+  if (m.k == fault_model::kind::bitflip_designed && !f.is_float()) {
+    *axis = "fault";
+    *why = "bitflip_designed sets an exponent bit: " + std::string(f.name) + " has no exponent";
     return std::nullopt;
   }
   if (m.k == fault_model::kind::bitflip_random) {

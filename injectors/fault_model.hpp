@@ -8,7 +8,12 @@
 //                      encodings, other than the old one ("random data fluctuation", 004)
 //   multiply(F)        value * F, rounded to the format ("multiply" of 003)
 //   add(D)             value + D, rounded to the format (000's shifted mixtures)
-//   set_max            the largest finite magnitude, sign kept ("multiply_max" of 003)
+//   set_max            the largest finite magnitude, sign kept
+//   bitflip_designed   set the highest exponent bit that is 0 (003's `bitflip_designed`);
+//                      directed: an element whose exponent is all ones is resampled
+// 003's `multiply_max` is multiply(F) at site max_abs (every element tied for
+// the largest |x|); its `bitflip` at bit_pos P counted from the MSB is our
+// bitflip at canonical bit (bits - 1 - P).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -22,7 +27,7 @@
 namespace sdc {
 
 struct fault_model {
-  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max };
+  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max, bitflip_designed };
   kind k = kind::bitflip;
   double factor = 1;    // multiply: F; add: D
   int count = 1;        // bitflip_random
@@ -32,7 +37,7 @@ struct fault_model {
   // Whether the model takes its bits from the `bit` axis.
   bool uses_bit_axis() const;
   // Whether the model applies to a site only when the site's bits allow it.
-  bool is_directed() const { return k == kind::flip_0to1 || k == kind::flip_1to0; }
+  bool is_directed() const { return k == kind::flip_0to1 || k == kind::flip_1to0 || k == kind::bitflip_designed; }
 };
 
 fault_model parse_fault_model(std::string_view text);

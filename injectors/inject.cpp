@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/random/uniform_int_distribution.hpp>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace sdc {
@@ -73,6 +74,28 @@ std::vector<injection_record> inject_distinct(fault_target& t, const fault_spec&
     if (!apply_at(t, spec, idx[size_t(i)], g, r))
       r.skip_reason = fmt::format("{} does not apply at element {}", spec.model.text(), idx[size_t(i)]);
     out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<injection_record> inject_max_abs(fault_target& t, const fault_spec& spec, rng& g) {
+  const int64_t n = t.rows() * t.cols();
+  double top = -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (const double a = std::fabs(t.value_at(i)); !std::isnan(a) && a > top) top = a;
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::fabs(t.value_at(i)) == top) at.push_back(i);
+  std::vector<injection_record> out;
+  for (int64_t i : at) {
+    injection_record r;
+    r.attempts = 1;
+    if (!apply_at(t, spec, i, g, r)) r.skip_reason = spec.model.text() + ": does not apply at the largest element";
+    out.push_back(r);
+  }
+  if (out.empty()) {
+    out.emplace_back();
+    out.back().skip_reason = "max_abs: every element is NaN";
   }
   return out;
 }

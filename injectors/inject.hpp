@@ -43,4 +43,8 @@ injection_record inject(const tensor_view& t, const fault_spec& spec, rng& g);
 // shifted (000 Theorem 1). A record whose model did not apply says so.
 std::vector<injection_record> inject_distinct(fault_target& t, const fault_spec& spec, int64_t k, rng& g);
 
+// The model applied at every element tied for the largest finite-or-infinite
+// |x| (NaN left out), in index order: site max_abs (003's multiply_max).
+std::vector<injection_record> inject_max_abs(fault_target& t, const fault_spec& spec, rng& g);
+
 }  // namespace sdc

@@ -45,6 +45,7 @@ std::string site_rule::text() const {
     case kind::at: return fmt::format("at({},{})", i, j);
     case kind::row: return fmt::format("row({})", i);
     case kind::col: return fmt::format("col({})", j);
+    case kind::max_abs: return "max_abs";
   }
   return "?";
 }
@@ -62,6 +63,7 @@ int64_t site_rule::draw(int64_t rows, int64_t cols, rng& g) const {
     case kind::at: return i * cols + j;
     case kind::row: return i * cols + u(0, cols - 1)(g);
     case kind::col: return u(0, rows - 1)(g) * cols + j;
+    case kind::max_abs: throw std::logic_error("site max_abs has no drawn index: use inject_max_abs");
   }
   return 0;
 }
@@ -70,6 +72,10 @@ site_rule parse_site_rule(std::string_view text) {
   site_rule r;
   std::string_view args;
   if (text == "uniform") return r;
+  if (text == "max_abs") {
+    r.k = site_rule::kind::max_abs;
+    return r;
+  }
   if (split_call(text, "at", &args)) {
     auto v = parse_ints(args, "at(I,J)");
     if (v.size() != 2) throw value_error("at(I,J): expected two indices; got '" + std::string(text) + "'");
@@ -88,7 +94,7 @@ site_rule parse_site_rule(std::string_view text) {
     r.k = site_rule::kind::col, r.j = v[0];
     return r;
   }
-  throw value_error("expected a site: uniform, at(I,J), row(I) or col(J); got '" + std::string(text) + "'");
+  throw value_error("expected a site: uniform, at(I,J), row(I), col(J) or max_abs; got '" + std::string(text) + "'");
 }
 
 std::string step_schedule::text() const {
@@ -130,6 +136,13 @@ step_schedule parse_step_schedule(std::string_view text) {
     return s;
   }
   throw value_error("expected a schedule: always, cycle(START,EVERY) or specific(S1,...); got '" + std::string(text) + "'");
+}
+
+site_rule single_site(std::string_view text) {
+  const site_rule r = parse_site_rule(text);
+  if (r.k == site_rule::kind::max_abs)
+    throw value_error("expected a site that picks one element: uniform, at(I,J), row(I) or col(J); got 'max_abs'");
+  return r;
 }
 
 }  // namespace sdc

@@ -105,7 +105,9 @@ class max_abs final : public gradient_detector {
   verdict verify(const gradient_data& d) override {
     double m = 0;
     for (int64_t i = 0; i < d.m; ++i) m = std::max(m, std::fabs(d.log_norms[i]));
-    return {m > t_, m / t_};
+    verdict v;
+    v.flagged = m > t_, v.score = m / t_;
+    return v;
   }
 
  private:
@@ -119,7 +121,7 @@ class blame_rank0 final : public episode_detector {
   json needs() const override { return json::object(); }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& ranks) override {
-    verdict v{false, 0.0};
+    verdict v;
     for (auto* r : ranks) v.flagged |= max_abs(100).observe(*r).flagged;
     if (v.flagged) v.rank = 0;
     return v;

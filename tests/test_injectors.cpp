@@ -5,6 +5,7 @@
 #include <bit>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "injectors/inject.hpp"
@@ -212,7 +213,7 @@ TEST(Injectors, StepSchedules) {
 
 TEST(Injectors, ParseModelsAndBitChoices) {
   for (const char* m : {"bitflip", "flip_0to1", "flip_1to0", "stuck_at_0", "stuck_at_1", "random_value", "set_max",
-                        "multiply(1000)", "bitflip_random(2,exp)"})
+                        "multiply(1000)", "bitflip_random(2,exp)", "bitflip_designed"})
     EXPECT_EQ(parse_fault_model(m).text(), m);
   EXPECT_THROW(parse_fault_model("multiply(x)"), std::exception);
   EXPECT_THROW(parse_fault_model("bitflip_random(0,exp)"), std::exception);
@@ -221,4 +222,43 @@ TEST(Injectors, ParseModelsAndBitChoices) {
   EXPECT_EQ(*c.resolve(bf16(), &why), (std::vector<int>{14, 13}));
   EXPECT_FALSE(parse_bit_choice("exp1+14").resolve(bf16(), &why)) << "the same bit twice";
   EXPECT_TRUE(parse_bit_choice("none").bits.empty());
+}
+
+// 003's modes: bitflip_designed sets the highest 0 exponent bit; multiply_max
+// is multiply(F) at site max_abs, every element tied for the largest |x|.
+TEST(Injectors, BitflipDesignedSetsTheHighestZeroExponentBit) {
+  rng g(1);
+  std::vector<float> v{0.5f, 3.0f, -1.0e-3f, std::numeric_limits<float>::infinity()};
+  const tensor_view tv{&fp32(), v.data(), 1, 4};
+  const fault_spec spec{parse_fault_model("bitflip_designed"), {}, parse_site_rule("at(0,0)")};
+  auto r = inject(tv, spec, g);  // 0.5: exponent 0111 1110, its MSB (bit 30) is 0
+  ASSERT_TRUE(r.applied);
+  EXPECT_EQ(r.new_bits, r.old_bits | (1u << 30));
+  v[0] = std::bit_cast<float>(0x7f000000u);  // exponent 1111 1110: only bit 23 is 0
+  r = inject(tv, spec, g);
+  EXPECT_EQ(r.new_bits, 0x7f800000u);
+  const fault_spec inf_spec{parse_fault_model("bitflip_designed"), {}, parse_site_rule("at(0,3)")};
+  EXPECT_FALSE(inject(tv, inf_spec, g).applied);  // Inf: no 0 exponent bit, no other site at(0,3)
+  std::string why, axis;
+  EXPECT_FALSE(resolve_fault_bits(parse_fault_model("bitflip_designed"), parse_bit_choice("none"), s8(), &why, &axis));
+  EXPECT_EQ(axis, "fault");
+}
+
+TEST(Injectors, MaxAbsSiteMultipliesEveryElementTiedForTheLargestMagnitude) {
+  rng g(1);
+  std::vector<float> v{1.0f, -4.0f, 2.0f, 4.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f};
+  tensor_target t(tensor_view{&fp32(), v.data(), 2, 3});
+  const fault_spec spec{parse_fault_model("multiply(10)"), {}, parse_site_rule("max_abs")};
+  const auto recs = inject_max_abs(t, spec, g);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].index, 1);
+  EXPECT_EQ(recs[1].index, 3);
+  EXPECT_EQ(recs[1].row, 1);
+  EXPECT_EQ(recs[1].col, 0);
+  EXPECT_EQ(v[1], -40.0f);
+  EXPECT_EQ(v[3], 40.0f);
+  EXPECT_EQ(v[0], 1.0f);
+  EXPECT_EQ(v[5], 3.0f);
+  EXPECT_EQ(parse_site_rule("max_abs").text(), "max_abs");
+  EXPECT_THROW(single_site("max_abs"), std::exception);
 }

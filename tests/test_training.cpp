@@ -359,3 +359,28 @@ TEST(TrainingCli, BadConfigurationsExitTwoNamingFileAndField) {
 }
 
 }  // namespace
+
+namespace {
+
+// A training campaign's cells do not depend on the thread count (episodes fork
+// from one checkpoint; every stream is keyed by the episode).
+TEST(TrainingCli, CampaignCellsAreTheSameOnOneAndTwoThreads) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-campaign");
+  const std::string suite = std::string(SDCBENCH_SOURCE_DIR) + "/suites/training_sites.json";
+  const std::string axes = " --axis site=grad:blocks.0.mlp.fc1.weight,bucket --axis fault=bitflip --axis bit=exp1 --quiet";
+  auto a = run_cli("run " + suite + " --scale smoke --threads 1 --out " + dir + "/a.json" + axes);
+  ASSERT_EQ(a.code, 0) << a.output;
+  auto b = run_cli("run " + suite + " --scale smoke --threads 2 --out " + dir + "/b.json" + axes);
+  ASSERT_EQ(b.code, 0) << b.output;
+  const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json");
+  EXPECT_EQ(ja["cells"], jb["cells"]);
+  ASSERT_EQ(ja["cells"].size(), 2u);
+  for (const auto& c : ja["cells"]) {
+    EXPECT_EQ(c["faulty"]["trials"].get<int>() + c["faulty"].value("skipped", 0), 4) << c.dump();
+    EXPECT_TRUE(c.contains("workload_metrics")) << c.dump();
+  }
+  EXPECT_EQ(run_cli("validate " + dir + "/a.json").code, 0);
+}
+
+}  // namespace

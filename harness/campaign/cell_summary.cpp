@@ -36,7 +36,7 @@ void summarize_named(const std::map<std::string, std::vector<double>> named[2], 
     }
 }
 
-json head(const suite& s, const cell& c, const detector_choice& d, const char* role) {
+json head(const suite& /*s*/, const cell& c, const detector_choice& d, const char* role) {
   json rec;
   rec["cell"] = c.index;
   rec["key"] = c.key;

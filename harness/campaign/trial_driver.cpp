@@ -1,7 +1,10 @@
 #include "harness/campaign/trial_driver.hpp"
 
 #include <chrono>
+#include <boost/random/uniform_01.hpp>
 #include <cmath>
+#include <functional>
+#include <optional>
 
 #include "detectors/adapters.hpp"
 
@@ -12,6 +15,55 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
+// The plan at one step of one episode: its stream, what it injected, whether
+// it could. Used after the kernels (target()) or from inside the step.
+class plan_injector final : public step_injector {
+ public:
+  // The stream is made on first use: most steps of most episodes inject nothing.
+  plan_injector(const fault_plan& p, bool fires, std::function<rng()> stream)
+      : plan_(p), fires_(fires), make_(std::move(stream)) {}
+  bool fires(int rank) const override { return fires_ && rank == plan_.rank; }
+  bool apply(fault_target& t) override {
+    if (!fires_ || skipped_) return false;
+    rng& g_ = stream();
+    std::vector<injection_record> recs;
+    if (plan_.spec.site.k == site_rule::kind::max_abs) {
+      recs = inject_max_abs(t, plan_.spec, g_);
+    } else if (plan_.distinct) {
+      recs = inject_distinct(t, plan_.spec, plan_.count, g_);
+    } else {
+      for (int64_t f = 0; f < plan_.count; ++f) {
+        recs.push_back(inject(t, plan_.spec, g_));
+        if (!recs.back().applied) break;
+      }
+    }
+    for (const auto& r : recs)
+      if (!r.applied) {
+        skipped_ = true, skip_reason_ = r.skip_reason;
+        return false;
+      }
+    records_.insert(records_.end(), recs.begin(), recs.end());
+    return true;
+  }
+  double uniform01() override { return boost::random::uniform_01<double>()(stream()); }
+  bool skipped() const { return skipped_; }
+  const std::string& skip_reason() const { return skip_reason_; }
+  const std::vector<injection_record>& records() const { return records_; }
+
+ private:
+  rng& stream() {
+    if (!g_) g_.emplace(make_());
+    return *g_;
+  }
+  const fault_plan& plan_;
+  bool fires_;
+  std::function<rng()> make_;
+  std::optional<rng> g_;
+  bool skipped_ = false;
+  std::string skip_reason_;
+  std::vector<injection_record> records_;
+};
 
 }  // namespace
 
@@ -74,34 +126,23 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
         detectors_[k]->encode(enc, k);
         r.detectors[k].seconds += seconds_since(t0);
       }
-    const double ks = runner_->run_step(step);
+    const bool fires = faulty && plan_.when.fires(step);
+    plan_injector inj(plan_, fires, [&] { return make_stream(seed_, cell_.hash, trial, kind, plan_.rank, step, stream_purpose::fault); });
+    const double ks = runner_->injects_in_step() ? runner_->run_step_injecting(step, inj) : runner_->run_step(step);
     if (ks >= 0) r.kernel_seconds += ks, r.kernel_ran = true;
-    if (faulty && plan_.when.fires(step)) {
-      rng frng = make_stream(seed_, cell_.hash, trial, kind, plan_.rank, step, stream_purpose::fault);
-      fault_target& t = runner_->target(step, plan_.rank);
-      std::vector<injection_record> recs;
-      if (plan_.distinct) {
-        recs = inject_distinct(t, plan_.spec, plan_.count, frng);
-      } else {
-        for (int64_t f = 0; f < plan_.count; ++f) {
-          recs.push_back(inject(t, plan_.spec, frng));
-          if (!recs.back().applied) break;
-        }
-      }
-      for (const auto& rec : recs)
-        if (!rec.applied) {
-          r.skipped = true, r.skip_reason = rec.skip_reason;
-          runner_->end();
-          return r;
-        }
-      runner_->faulted(step, plan_.rank, recs);
-      for (const auto& rec : recs) {
-        location l = runner_->truth_location(rec);
-        if (shape_.ranks > 1) l.rank = plan_.rank;
-        truths.push_back(l);
-      }
-      if (first_fault < 0) first_fault = step;
+    if (fires && !runner_->injects_in_step() && inj.apply(runner_->target(step, plan_.rank)))
+      runner_->faulted(step, plan_.rank, inj.records());
+    if (inj.skipped()) {
+      r.skipped = true, r.skip_reason = inj.skip_reason();
+      runner_->end();
+      return r;
     }
+    for (const auto& rec : inj.records()) {
+      location l = runner_->truth_location(rec);
+      if (shape_.ranks > 1) l.rank = plan_.rank;
+      truths.push_back(l);
+    }
+    if (!inj.records().empty() && first_fault < 0) first_fault = step;
     const auto views = runner_->views(step);
     for (size_t k = 0; k < detectors_.size(); ++k) {
       auto& de = r.detectors[k];
@@ -135,6 +176,11 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     }
   }
   r.steps = shape_.steps;
+  if (faulty && first_fault < 0) {  // the plan never found its moment (a defective GEMM that drew no fault)
+    r.skipped = true, r.skip_reason = "the fault plan injected nothing in this episode";
+    runner_->end();
+    return r;
+  }
   if (faulty) r.truth = runner_->truth();
   for (size_t k = 0; k < detectors_.size(); ++k) {
     auto& de = r.detectors[k];

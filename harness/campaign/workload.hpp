@@ -85,6 +85,23 @@ struct episode_truth {
   metric_list metrics;
 };
 
+// The cell's fault plan, applied from inside a step: for runners whose fault
+// sites exist only while the step runs (a training step's activations, its
+// gradients before the all-reduce). The driver makes one per step; the runner
+// calls apply() where and when its site's tensor exists.
+class step_injector {
+ public:
+  virtual ~step_injector() = default;
+  // The plan fires at this step on `rank`.
+  virtual bool fires(int rank) const = 0;
+  // Injects the plan's faults into t (count, distinct, model, site rule) from
+  // the stream (seed, cell, trial, plan rank, step, fault); false when they
+  // cannot be applied (the episode is then skipped).
+  virtual bool apply(fault_target& t) = 0;
+  // A uniform draw on [0, 1) from the same stream (a defective GEMM's probability).
+  virtual double uniform01() = 0;
+};
+
 // One thread's runner of a cell's episodes. The driver calls, per episode:
 // begin; per step: encode_views (detectors encode), run_step, and where the
 // plan fires target + faulted; views (detectors observe); after the last step
@@ -99,6 +116,10 @@ class episode_runner {
   // Runs the step's kernels on clean data; the seconds they took, or a
   // negative number when the result was reused (no kernel ran).
   virtual double run_step(int64_t step) = 0;
+  // Runners whose faults land inside the step say so, and run it with the
+  // driver's step_injector instead of run_step + target + faulted.
+  virtual bool injects_in_step() const { return false; }
+  virtual double run_step_injecting(int64_t step, step_injector&) { return run_step(step); }
   // Where the plan injects at this step on this rank (a writable copy).
   virtual fault_target& target(int64_t step, int rank) = 0;
   // The step's faults were applied: propagate them to what detectors see.

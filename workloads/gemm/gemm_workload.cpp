@@ -389,7 +389,7 @@ class gemm_workload final : public workload {
            throw value_error("expected a target: A, B, C or acc; got '" + v + "'");
          })},
         {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
-         simple([](const std::string& v) { return parse_site_rule(v).text(); })},
+         simple([](const std::string& v) { return single_site(v).text(); })},
         {"weights", "B from a file: none, file(PATH) (.npy), file(PATH#TENSOR) (.safetensors); ^T transposes", {"none"},
          [](const std::string& v, const std::string& dir) {
            if (v != "none") load_weights(v, dir);  // fails early on a bad file

@@ -217,7 +217,7 @@ class gemm_int8_workload final : public workload {
            return v;
          })},
         {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
-         simple([](const std::string& v) { return parse_site_rule(v).text(); })},
+         simple([](const std::string& v) { return single_site(v).text(); })},
     };
   }
   std::string name() const override { return "gemm_int8"; }

@@ -1,0 +1,209 @@
+// Every fault site of a training step, with every kind of fault model: the
+// promised elements change, and nothing else, at the promised step and rank.
+// Each run is compared event by event with a clean run of the same steps; an
+// event is a tensor at a site's moment (a rank's weights and moments as its
+// step begins, every GEMM output, its gradients before the all-reduce, its
+// copy of the reduced bucket). Up to the injection every event is
+// bit-identical; at the injection only the recorded elements differ, with the
+// recorded new bits. (After it the fault propagates, as it should.)
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+#include "injectors/inject.hpp"
+#include "workloads/training/training_run.hpp"
+#include "workloads/training/training_sites.hpp"
+
+namespace {
+
+using namespace sdc;
+using namespace sdc::train;
+
+struct event {
+  std::string what;
+  int64_t step;
+  int rank;
+  torch::Tensor value;
+};
+
+// Applies the plan like the trial driver does, recording what it did.
+struct test_injector final : step_injector {
+  fault_plan plan;
+  int64_t step = -1, fire_at = 0;
+  rng g{7};
+  std::vector<injection_record> records;
+  bool fires(int rank) const override { return step == fire_at && rank == plan.rank; }
+  bool apply(fault_target& t) override {
+    auto r = plan.spec.site.k == site_rule::kind::max_abs ? inject_max_abs(t, plan.spec, g)
+                                                           : std::vector<injection_record>{inject(t, plan.spec, g)};
+    for (const auto& x : r)
+      if (!x.applied) return false;
+    records.insert(records.end(), r.begin(), r.end());
+    return true;
+  }
+  double uniform01() override { return 0.0; }  // q > 0: every GEMM of the faulty rank is hit
+};
+
+// The site first, then a copy of the tensor as the site left it.
+struct recorder final : step_observer, gemm_hook {
+  site_injector* site = nullptr;
+  std::vector<event> events;
+  int64_t step = 0;
+  int rank = 0;
+  void step_begins(int64_t s, int r, replica& rep) override {
+    if (site) site->step_begins(s, r, rep);
+    step = s, rank = r;
+    for (size_t i = 0; i < rep.params.tensors.size(); ++i) {
+      events.push_back({"weight:" + rep.params.names[i], s, r, rep.params.tensors[i].detach().clone()});
+      events.push_back({"adam_m:" + rep.params.names[i], s, r, rep.exp_avg[i].clone()});
+      events.push_back({"adam_v:" + rep.params.names[i], s, r, rep.exp_avg_sq[i].clone()});
+    }
+  }
+  gemm_hook* gemm_hook_for(int64_t, int) override { return this; }
+  void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) override {
+    if (site && site->gemm_hook_for(step, rank)) site->after_gemm(linear, pass, out);
+    events.push_back({fmt::format("gemm {} {}", linear, gemm_pass_name(pass)), step, rank, out.detach().clone()});
+  }
+  void grads_ready(int64_t s, int r, replica& rep) override {
+    if (site) site->grads_ready(s, r, rep);
+    for (size_t i = 0; i < rep.params.tensors.size(); ++i)
+      events.push_back({"grad:" + rep.params.names[i], s, r, rep.params.tensors[i].grad().clone()});
+  }
+  void reduced(int64_t s, int r, torch::Tensor& b) override {
+    if (site) site->reduced(s, r, b);
+    events.push_back({"bucket", s, r, b.clone()});
+  }
+};
+
+train_config config(bool bf16) {
+  train_config c;
+  c.model.layers = 2, c.model.width = 16, c.model.heads = 2, c.model.seq = 64, c.model.bf16 = bf16;
+  c.dp.ranks = 3, c.dp.micro_batch = 2;
+  c.examples = 60, c.eval_examples = 4, c.steps = 3, c.optim.total = 3, c.optim.warmup = 1;
+  return c;
+}
+
+std::vector<event> run(const train_config& c, const train_data& d, site_injector* site, test_injector* inj) {
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  replica start = fresh_replica(c.model, 3);
+  {  // nonzero moments, so that moment faults see real values
+    torch::NoGradGuard ng;
+    for (size_t i = 0; i < start.exp_avg.size(); ++i) start.exp_avg[i].fill_(1e-3), start.exp_avg_sq[i].fill_(1e-6);
+  }
+  start.step = 5;
+  t.start_from(start);
+  recorder rec;
+  rec.site = site;
+  for (int64_t k = 0; k < c.steps; ++k) {
+    if (inj) inj->step = t.global_step();
+    if (site) site->arm(inj);
+    t.step(&rec);
+  }
+  return rec.events;
+}
+
+bool expected_event(const fault_site& s, const model_config& m, const event& e) {
+  const auto layers = linear_names(m);
+  auto layer_of = [&](const std::string& name) { return std::to_string(std::find(layers.begin(), layers.end(), name) - layers.begin()); };
+  switch (s.k) {
+    case fault_site::kind::weight:
+    case fault_site::kind::adam_m:
+    case fault_site::kind::adam_v:
+    case fault_site::kind::grad: return e.what == s.text();
+    case fault_site::kind::bucket: return e.what == "bucket";
+    case fault_site::kind::act: return e.what == "gemm " + layer_of(s.name) + " forward";
+    case fault_site::kind::actgrad: return e.what == "gemm " + layer_of(s.name) + " grad_input";
+    case fault_site::kind::gemm: return e.what.rfind("gemm " + (s.name == "all" ? std::string() : layer_of(s.name)), 0) == 0;
+  }
+  return false;
+}
+
+void check_site(const std::string& site_text, const std::string& model_text, const std::string& bit, bool bf16,
+                const std::string& element = "uniform") {
+  SCOPED_TRACE(site_text + " / " + model_text + " / " + bit + (bf16 ? " / bf16" : " / fp32") + " / " + element);
+  const train_config c = config(bf16);
+  const auto d = load_train_data(c);
+  const fault_site s = parse_fault_site(site_text);
+  ASSERT_EQ(check_site(s, c.model), "");
+  test_injector inj;
+  std::string why, axis;
+  const auto model = parse_fault_model(model_text);
+  inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice(bit), site_format(s, c.model), &why, &axis),
+                   parse_site_rule(element)};
+  inj.plan.rank = 1, inj.fire_at = 6;  // the second step: run() starts from a replica at step 5
+  site_injector site(s, c.model, 1.0);
+  const auto clean = run(c, d, nullptr, nullptr);
+  const auto faulty = run(c, d, &site, &inj);
+  ASSERT_EQ(clean.size(), faulty.size());
+  ASSERT_FALSE(inj.records.empty()) << "nothing injected";
+  size_t rec = 0, hit = 0;
+  for (size_t k = 0; k < clean.size() && rec < inj.records.size(); ++k) {
+    const event& a = clean[k];
+    const event& b = faulty[k];
+    ASSERT_EQ(a.what, b.what);
+    const bool target = b.step == inj.fire_at && b.rank == inj.plan.rank && expected_event(s, c.model, b);
+    if (!target) {
+      if (hit == 0)
+        ASSERT_TRUE(torch::equal(a.value, b.value)) << b.what << " step " << b.step << " rank " << b.rank << " changed before the fault";
+      continue;
+    }
+    const torch_target ta(a.value.contiguous()), tb(b.value.contiguous());
+    // A rule over the whole tensor (max_abs) records several elements at once;
+    // a defective rank's GEMMs record one element per GEMM.
+    const size_t n_here = element == "max_abs" ? inj.records.size() / (s.k == fault_site::kind::gemm ? 3 : 1) : 1;
+    if (hit++ == 0) {
+      // The first fault: exactly the recorded elements differ from the clean run, with the recorded bits.
+      const int64_t n = ta.rows() * ta.cols();
+      for (int64_t i = 0; i < n; ++i) {
+        if (ta.bits_at(i) == tb.bits_at(i)) continue;
+        bool recorded = false;
+        for (size_t r = rec; r < rec + n_here && !recorded; ++r)
+          recorded = inj.records[r].index == i && inj.records[r].old_bits == ta.bits_at(i) && inj.records[r].new_bits == tb.bits_at(i);
+        EXPECT_TRUE(recorded) << b.what << ": element " << i << " changed without a record";
+      }
+    } else {
+      // Later GEMMs of a defective rank see inputs the first fault already changed:
+      // their records must hold what the tensor holds.
+      for (size_t r = rec; r < rec + n_here; ++r) EXPECT_EQ(tb.bits_at(inj.records[r].index), inj.records[r].new_bits) << b.what;
+    }
+    rec += n_here;
+  }
+  EXPECT_EQ(rec, inj.records.size()) << "every record found at its site";
+  EXPECT_GE(hit, 1u);
+}
+
+TEST(TrainingSites, EverySiteEveryKindOfFaultModel) {
+  torch::set_num_threads(1);
+  for (const char* site : {"weight:blocks.0.mlp.fc1.weight", "adam_m:blocks.1.attn.qkv.weight", "adam_v:tok_emb",
+                           "grad:blocks.0.norm1.weight", "grad:pos_emb", "bucket", "act:blocks.0.mlp.fc1",
+                           "actgrad:blocks.1.attn.proj", "gemm:blocks.1.mlp.fc2"}) {
+    check_site(site, "bitflip", "exp1", false);
+    check_site(site, "bitflip_designed", "none", false);
+    check_site(site, "multiply(1000)", "none", false);
+    check_site(site, "multiply(1000)", "none", false, "max_abs");
+    check_site(site, "bitflip_random(1,mant)", "none", false);
+  }
+}
+
+TEST(TrainingSites, GemmOutputsAreBf16UnderMixedPrecision) {
+  torch::set_num_threads(1);
+  check_site("act:blocks.1.mlp.fc1", "bitflip", "exp2", true);
+  check_site("actgrad:head", "bitflip_designed", "none", true);
+  check_site("grad:blocks.0.mlp.fc1.weight", "bitflip", "exp1", true);  // master gradients stay fp32
+  const auto c = config(true);
+  EXPECT_EQ(&site_format(parse_fault_site("act:head"), c.model), &bf16());
+  EXPECT_EQ(&site_format(parse_fault_site("grad:tok_emb"), c.model), &fp32());
+}
+
+TEST(TrainingSites, BadSitesAreNamed) {
+  const auto m = config(false).model;
+  EXPECT_NE(check_site(parse_fault_site("act:blocks.9.mlp.fc1"), m).find("names no linear layer"), std::string::npos);
+  EXPECT_NE(check_site(parse_fault_site("grad:nope"), m).find("names no parameter"), std::string::npos);
+  EXPECT_EQ(check_site(parse_fault_site("gemm:all"), m), "");
+  EXPECT_THROW(parse_fault_site("weights:x"), value_error);
+  EXPECT_THROW(parse_fault_site("act:"), value_error);
+}
+
+}  // namespace

@@ -1,0 +1,126 @@
+#include "workloads/training/training_sites.hpp"
+
+#include <bit>
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+
+namespace sdc::train {
+namespace {
+
+struct site_name {
+  const char* prefix;
+  fault_site::kind k;
+};
+constexpr site_name k_sites[] = {{"weight:", fault_site::kind::weight}, {"adam_m:", fault_site::kind::adam_m},
+                                 {"adam_v:", fault_site::kind::adam_v}, {"grad:", fault_site::kind::grad},
+                                 {"act:", fault_site::kind::act},       {"actgrad:", fault_site::kind::actgrad},
+                                 {"gemm:", fault_site::kind::gemm}};
+
+}  // namespace
+
+std::string fault_site::text() const {
+  if (k == kind::bucket) return "bucket";
+  for (const auto& s : k_sites)
+    if (s.k == k) return s.prefix + name;
+  return "?";
+}
+
+fault_site parse_fault_site(const std::string& text) {
+  fault_site s;
+  if (text == "bucket") {
+    s.k = fault_site::kind::bucket;
+    return s;
+  }
+  for (const auto& n : k_sites) {
+    const std::string p = n.prefix;
+    if (text.rfind(p, 0) == 0 && text.size() > p.size()) {
+      s.k = n.k, s.name = text.substr(p.size());
+      return s;
+    }
+  }
+  throw value_error("expected weight:PARAM, adam_m:PARAM, adam_v:PARAM, grad:PARAM, bucket, act:LAYER, actgrad:LAYER, "
+                    "gemm:LAYER or gemm:all; got '" + text + "'");
+}
+
+std::string check_site(const fault_site& s, const model_config& m) {
+  if (s.k == fault_site::kind::bucket || (s.k == fault_site::kind::gemm && s.name == "all")) return "";
+  if (s.in_gemm()) {
+    const auto names = linear_names(m);
+    if (std::find(names.begin(), names.end(), s.name) != names.end()) return "";
+    return fmt::format("{} names no linear layer of the model (layers: {})", s.text(), fmt::join(names, ", "));
+  }
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  const param_set p = init_params(m, gen);
+  if (p.index_of(s.name) >= 0) return "";
+  return fmt::format("{} names no parameter of the model (parameters: {})", s.text(), fmt::join(p.names, ", "));
+}
+
+const format& site_format(const fault_site& s, const model_config& m) {
+  return s.in_gemm() && m.bf16 ? bf16() : fp32();
+}
+
+torch_target::torch_target(torch::Tensor t) : t_(std::move(t)) {
+  if (!t_.is_contiguous()) throw std::logic_error("torch_target: the site's tensor is not contiguous");
+  if (t_.scalar_type() == torch::kFloat) fmt_ = &fp32();
+  else if (t_.scalar_type() == torch::kBFloat16) fmt_ = &bf16();
+  else throw std::logic_error("torch_target: fp32 or bf16 tensors only");
+  cols_ = t_.dim() == 0 ? 1 : t_.size(-1);
+  rows_ = cols_ == 0 ? 0 : t_.numel() / cols_;
+}
+
+uint64_t torch_target::bits_at(int64_t i) const {
+  if (fmt_ == &fp32()) return std::bit_cast<uint32_t>(t_.data_ptr<float>()[i]);
+  return t_.data_ptr<at::BFloat16>()[i].x;
+}
+
+void torch_target::set_bits(int64_t i, uint64_t b) {
+  if (fmt_ == &fp32()) t_.data_ptr<float>()[i] = std::bit_cast<float>(uint32_t(b));
+  else t_.data_ptr<at::BFloat16>()[i].x = uint16_t(b);
+}
+
+site_injector::site_injector(const fault_site& s, const model_config& m, double gemm_q) : s_(s), q_(gemm_q) {
+  if (s.in_gemm()) {
+    const auto names = linear_names(m);
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == s.name) layer_ = int64_t(i);
+  } else if (s.k != fault_site::kind::bucket) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
+    param_ = init_params(m, gen).index_of(s.name);
+  }
+}
+
+void site_injector::apply(torch::Tensor t) {
+  torch::NoGradGuard ng;
+  torch_target target(std::move(t));
+  inj_->apply(target);
+}
+
+void site_injector::step_begins(int64_t, int rank, replica& r) {
+  if (!inj_ || !inj_->fires(rank)) return;
+  if (s_.k == fault_site::kind::weight) apply(r.params.tensors[size_t(param_)]);
+  if (s_.k == fault_site::kind::adam_m) apply(r.exp_avg[size_t(param_)]);
+  if (s_.k == fault_site::kind::adam_v) apply(r.exp_avg_sq[size_t(param_)]);
+}
+
+gemm_hook* site_injector::gemm_hook_for(int64_t, int rank) {
+  return inj_ && s_.in_gemm() && inj_->fires(rank) ? this : nullptr;
+}
+
+void site_injector::after_gemm(int linear, gemm_pass pass, torch::Tensor& out) {
+  const bool layer = layer_ < 0 || linear == layer_;  // layer_ < 0: gemm:all
+  if (!layer) return;
+  if (s_.k == fault_site::kind::act && pass == gemm_pass::forward) apply(out);
+  if (s_.k == fault_site::kind::actgrad && pass == gemm_pass::grad_input) apply(out);
+  if (s_.k == fault_site::kind::gemm && inj_->uniform01() < q_) apply(out);
+}
+
+void site_injector::grads_ready(int64_t, int rank, replica& r) {
+  if (inj_ && s_.k == fault_site::kind::grad && inj_->fires(rank)) apply(r.params.tensors[size_t(param_)].mutable_grad());
+}
+
+void site_injector::reduced(int64_t, int rank, torch::Tensor& bucket) {
+  if (inj_ && s_.k == fault_site::kind::bucket && inj_->fires(rank)) apply(bucket);
+}
+
+}  // namespace sdc::train

@@ -1,0 +1,72 @@
+// Where a fault goes in a training step, and the step_observer that puts it
+// there at the moment the site's tensor exists:
+//   weight:NAME    a parameter of the rank's replica, before the step (000 section 5.1's model dump)
+//   adam_m:NAME    AdamW's first moment of NAME, before the step
+//   adam_v:NAME    its second moment
+//   grad:NAME      NAME's gradient on the rank, before the all-reduce
+//   bucket         the rank's own copy of the reduced gradients (flat), after the all-reduce
+//   act:LAYER      the forward output of a linear layer (MindSpore's GenerateEodMaskV2 after a matmul)
+//   actgrad:LAYER  the gradient a linear layer's backward passes to its input
+//   gemm:LAYER     every GEMM of LAYER (forward and both backward) on the rank, each
+//   gemm:all       corrupting its output with probability q: a defective rank
+// The element within the tensor is the plan's site rule (uniform, at(I,J),
+// row, col, max_abs) over its 2-D view (rows = numel / last dimension).
+#pragma once
+#include <torch/torch.h>
+
+#include <string>
+
+#include "harness/campaign/workload.hpp"
+#include "workloads/training/trainer.hpp"
+
+namespace sdc::train {
+
+struct fault_site {
+  enum class kind { weight, adam_m, adam_v, grad, bucket, act, actgrad, gemm };
+  kind k = kind::grad;
+  std::string name;  // parameter or layer; "all" for gemm:all
+  std::string text() const;
+  bool in_gemm() const { return k == kind::act || k == kind::actgrad || k == kind::gemm; }
+};
+fault_site parse_fault_site(const std::string& text);  // value_error on bad syntax
+// "" when the site names a parameter / layer of the model; else why not.
+std::string check_site(const fault_site& s, const model_config& m);
+// The format faults at the site see: bf16 for GEMM outputs under bf16 precision, else fp32.
+const format& site_format(const fault_site& s, const model_config& m);
+
+// A libtorch tensor as a fault target (fp32 or bf16, contiguous), viewed 2-D.
+class torch_target final : public fault_target {
+ public:
+  explicit torch_target(torch::Tensor t);
+  const format& fmt() const override { return *fmt_; }
+  int64_t rows() const override { return rows_; }
+  int64_t cols() const override { return cols_; }
+  uint64_t bits_at(int64_t i) const override;
+  void set_bits(int64_t i, uint64_t bits) override;
+
+ private:
+  torch::Tensor t_;
+  const format* fmt_;
+  int64_t rows_, cols_;
+};
+
+// Applies a step's plan at its site, through the driver's step_injector.
+class site_injector final : public step_observer, public gemm_hook {
+ public:
+  site_injector(const fault_site& s, const model_config& m, double gemm_q);
+  void arm(step_injector* inj) { inj_ = inj; }
+  void step_begins(int64_t step, int rank, replica& r) override;
+  gemm_hook* gemm_hook_for(int64_t step, int rank) override;
+  void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) override;
+  void grads_ready(int64_t step, int rank, replica& r) override;
+  void reduced(int64_t step, int rank, torch::Tensor& bucket) override;
+
+ private:
+  void apply(torch::Tensor t);
+  fault_site s_;
+  int64_t param_ = -1, layer_ = -1;  // index of the named parameter / linear layer
+  double q_;
+  step_injector* inj_ = nullptr;
+};
+
+}  // namespace sdc::train
