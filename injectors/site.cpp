@@ -113,7 +113,7 @@ std::string step_schedule::text() const {
 bool step_schedule::fires(int64_t step) const {
   switch (k) {
     case kind::always: return true;
-    case kind::cycle: return step >= start && (step - start) % every == 0;
+    case kind::cycle: return step > start && (step - start) % every == 0;  // 003: never at step = start
     case kind::specific: return std::binary_search(steps.begin(), steps.end(), step);
   }
   return false;

@@ -4,7 +4,8 @@
 //   (uniform within column J), max_abs (every element tied for the largest |x|,
 //   NaN left out: 003's multiply_max with multiply(F); inject_max_abs applies it).
 //   Step schedules (the `cycle`/`specific` error modes of 003_dc12117c3d941011.txt):
-//   cycle(START,EVERY) fires at steps START, START+EVERY, ...; specific(S1,S2,...)
+//   cycle(START,EVERY) fires at steps START+EVERY, START+2 EVERY, ... (003: step -
+//   START > 0 and divisible by EVERY, never at START itself); specific(S1,S2,...)
 //   fires at the listed steps; always fires at every step. Multi-step workloads
 //   ask the schedule whether a step gets a fault.
 #pragma once
