@@ -5,7 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libboost-dev nlohmann-json3-dev
           libopenblas-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libvalijson-dev libssl-dev libdnnl-dev
-          libtorch-dev fortunes)
+          libtorch-dev fortunes libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

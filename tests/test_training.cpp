@@ -384,3 +384,60 @@ TEST(TrainingCli, CampaignCellsAreTheSameOnOneAndTwoThreads) {
 }
 
 }  // namespace
+
+namespace {
+
+// `backend: mpi` under mpirun (OpenMPI, --oversubscribe on 2 cores): with the
+// ordered reduction the trajectory is bit-identical to the in-process run.
+sdc::testing::cli_result mpirun(int np, const std::string& args) {
+  sdc::testing::cli_result r;
+  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
+                          std::to_string(np) + " " + SDCBENCH_BINARY + " " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-mpi");
+  for (const char* buckets : {"fp32", "bf16"}) {
+    SCOPED_TRACE(buckets);
+    const std::string common = std::string(R"("model": {"layers": 1, "width": 32, "heads": 2, "seq": 96, "dropout": 0.1},
+      "ranks": 4, "micro_batch": 2, "steps": 4, "examples": 100, "eval_examples": 8, "tensor_norms": true,
+      "seed_policy": "S1-3", "buckets": ")") + buckets + "\"";
+    std::ofstream(dir + "/in.json") << "{" << common << R"(, "backend": "inprocess"})";
+    std::ofstream(dir + "/mpi.json") << "{" << common << R"(, "backend": "mpi"})";
+    std::ofstream(dir + "/own.json") << "{" << common << R"(, "backend": "mpi", "reduction": "mpi"})";
+    auto a = run_cli("train " + dir + "/in.json --quiet --out " + dir + "/a.json");
+    ASSERT_EQ(a.code, 0) << a.output;
+    auto b = mpirun(4, "train " + dir + "/mpi.json --quiet --out " + dir + "/b.json");
+    ASSERT_EQ(b.code, 0) << b.output;
+    auto c = mpirun(4, "train " + dir + "/own.json --quiet --out " + dir + "/c.json");
+    ASSERT_EQ(c.code, 0) << c.output;
+    const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json"), jc = read_json(dir + "/c.json");
+    EXPECT_EQ(ja["records"], jb["records"]);
+    EXPECT_EQ(ja["final_params_sha256"], jb["final_params_sha256"]);
+    EXPECT_EQ(ja["eval_response_loss"], jb["eval_response_loss"]);
+    // MPI's own algorithm sums in its own order: the same run up to rounding.
+    for (size_t s = 0; s < ja["records"].size(); ++s)
+      for (int r = 0; r < 4; ++r)
+        EXPECT_NEAR(jc["records"][s]["loss"][r].get<double>(), ja["records"][s]["loss"][r].get<double>(), 1e-3);
+  }
+}
+
+TEST(TrainingMpi, AProcessCountThatIsNotTheRankCountEndsTheJobWithExitTwo) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-mpi-bad");
+  std::ofstream(dir + "/mpi.json") << R"({"model": {"layers": 1, "width": 32, "heads": 2}, "ranks": 4, "backend": "mpi",
+    "examples": 50, "eval_examples": 4})";
+  const auto r = mpirun(2, "train " + dir + "/mpi.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("ranks: 4 (backend mpi runs one process per rank); mpirun started 2"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -4,13 +4,18 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "harness/errors.hpp"
+#include "harness/io/digest.hpp"
 #include "harness/io/json_file.hpp"
 #include "harness/results/result_set.hpp"
+#include "workloads/training/mpi_collective.hpp"
 #include "workloads/training/training_run.hpp"
 
 namespace sdc {
 
-int run_train(const train_options& o) {
+namespace {
+
+int run_train_job(const train_options& o) {
   using json = nlohmann::json;
   const std::string started = now_iso8601();
   const json raw = read_json_file(o.config_path);
@@ -19,10 +24,23 @@ int run_train(const train_options& o) {
   torch::set_num_threads(1);
 
   const auto data = train::load_train_data(c);
+  std::unique_ptr<train::collective> coll;
+  bool lead = true;  // the process that prints and writes (rank 0 under MPI)
+  if (c.mpi) {
+    train::ensure_mpi();
+    if (train::mpi_size() != c.dp.ranks)
+      throw input_error(o.config_path, "ranks", fmt::format("{} (backend mpi runs one process per rank); mpirun started {}",
+                                                            c.dp.ranks, train::mpi_size()));
+    coll = std::make_unique<train::mpi_collective>(c.ordered);
+    lead = train::mpi_rank() == 0;
+  }
   std::string ckpt;
-  const train::replica start = train::pretrained_start(c, &ckpt);
+  train::replica start;
+  if (c.mpi && !lead) train::mpi_barrier();  // rank 0 pretrains and caches, the others read the cache
+  start = train::pretrained_start(c, &ckpt);
+  if (c.mpi && lead) train::mpi_barrier();
   const double before = train::eval_loss(c.model, start.params, data.eval);
-  train::dp_trainer t(c.model, c.optim, c.dp, &data.train);
+  train::dp_trainer t(c.model, c.optim, c.dp, &data.train, coll.get());
   t.start_from(start);
   json records = json::array();
   double first_mean = 0, last_mean = 0;
@@ -35,10 +53,14 @@ int run_train(const train_options& o) {
     json j = {{"step", r.step}, {"lr", r.lr}, {"loss", r.loss}, {"grad_norm", r.grad_norm}};
     if (c.tensor_norms) j["tensor_norms"] = r.tensor_norms;
     records.push_back(std::move(j));
-    if (!o.quiet && (s % std::max<int64_t>(1, c.steps / 10) == 0 || s + 1 == c.steps))
+    if (lead && !o.quiet && (s % std::max<int64_t>(1, c.steps / 10) == 0 || s + 1 == c.steps))
       std::cout << fmt::format("step {:>5}  lr {:.2e}  mean loss {:.4f}  ranks [{:.4f}]\n", r.step, r.lr, mean, fmt::join(r.loss, ", "));
   }
   const double after = train::eval_loss(c.model, t.replicas()[0].params, data.eval);
+  if (!lead) return 0;
+  std::string bytes;  // rank 0's final parameters, for comparing runs bit for bit
+  for (const auto& p : t.replicas()[0].params.tensors)
+    bytes.append(static_cast<const char*>(p.data_ptr()), size_t(p.numel()) * sizeof(float));
   json out = {{"schema", "sdcbench.train/1"},
               {"config", train::describe(c)},
               {"config_file", o.config_path},
@@ -46,6 +68,7 @@ int run_train(const train_options& o) {
               {"parameters", t.replicas()[0].params.names},
               {"parameter_count", t.replicas()[0].params.numel()},
               {"eval_response_loss", {{"start", before}, {"end", after}}},
+              {"final_params_sha256", sha256_hex(bytes)},
               {"records", records},
               {"provenance", provenance(o.argv, 1, c.dp.seed, started)},
               {"complete", true}};
@@ -56,6 +79,20 @@ int run_train(const train_options& o) {
     std::cout << "wrote " << o.out << "\n";
   }
   return 0;
+}
+
+
+}  // namespace
+
+int run_train(const train_options& o) {
+  try {
+    return run_train_job(o);
+  } catch (const std::exception& e) {
+    if (!train::mpi_running()) throw;
+    // Under mpirun: one message per failing rank, then the whole job ends (no rank left waiting).
+    std::cerr << fmt::format("sdcbench: error (rank {}): {}\n", train::mpi_rank(), e.what());
+    train::mpi_abort(2);
+  }
 }
 
 }  // namespace sdc

@@ -127,12 +127,30 @@ replica fresh_replica(const model_config& m, uint64_t seed) {
   return r;
 }
 
-dp_trainer::dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data)
-    : m_(std::move(m)), o_(std::move(o)), d_(d), data_(data) {}
+std::vector<int> inprocess_collective::local_ranks() const {
+  std::vector<int> r(static_cast<size_t>(ranks_));
+  for (int i = 0; i < ranks_; ++i) r[size_t(i)] = i;
+  return r;
+}
+
+torch::Tensor inprocess_collective::sum(const std::vector<torch::Tensor>& local) {
+  torch::Tensor s = local[0].clone();
+  for (size_t r = 1; r < local.size(); ++r) s.add_(local[r]);
+  return s;
+}
+
+dp_trainer::dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data, collective* coll)
+    : m_(std::move(m)), o_(std::move(o)), d_(d), data_(data) {
+  if (!coll) own_ = std::make_unique<inprocess_collective>(d_.ranks), coll = own_.get();
+  coll_ = coll;
+  if (coll_->world() != d_.ranks)
+    throw value_error(fmt::format("ranks: the configuration has {} ranks and the collective {}", d_.ranks, coll_->world()));
+  local_ = coll_->local_ranks();
+}
 
 void dp_trainer::start_from(const replica& r) {
   ranks_.clear();
-  for (int i = 0; i < d_.ranks; ++i) ranks_.push_back(r.clone());
+  for (size_t i = 0; i < local_.size(); ++i) ranks_.push_back(r.clone());
   step_ = r.step;
 }
 
@@ -170,8 +188,10 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
   rec.lr = o_.lr_at(step_);
   const int R = d_.ranks;
   std::vector<torch::Tensor> buckets;
-  for (int r = 0; r < R; ++r) {
-    replica& rep = ranks_[size_t(r)];
+  std::vector<double> loss, norm, tnorms;
+  for (size_t i = 0; i < local_.size(); ++i) {
+    const int r = local_[i];
+    replica& rep = ranks_[i];
     if (obs) obs->step_begins(step_, r, rep);
     for (auto& t : rep.params.tensors) t.mutable_grad().reset();
     const batch b = batch_for(r, step_);
@@ -179,30 +199,33 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
     forward_options fo;
     fo.hook = obs ? obs->gemm_hook_for(step_, r) : nullptr;
     fo.dropout_gen = &gen;
-    const torch::Tensor loss = masked_loss(forward(m_, rep.params, b.inputs, fo), b.targets, b.mask);
-    loss.backward();
+    const torch::Tensor l = masked_loss(forward(m_, rep.params, b.inputs, fo), b.targets, b.mask);
+    l.backward();
     if (obs) obs->grads_ready(step_, r, rep);
-    rec.loss.push_back(loss.item<double>());
+    loss.push_back(l.item<double>());
     torch::Tensor flat = flat_grads(rep.params);
-    rec.grad_norm.push_back(flat.to(torch::kDouble).norm().item<double>());
-    if (tensor_norms) {
-      std::vector<double> tn;
-      for (const auto& t : rep.params.tensors) tn.push_back(t.grad().to(torch::kDouble).norm().item<double>());
-      rec.tensor_norms.push_back(std::move(tn));
-    }
+    norm.push_back(flat.to(torch::kDouble).norm().item<double>());
+    if (tensor_norms)
+      for (const auto& t : rep.params.tensors) tnorms.push_back(t.grad().to(torch::kDouble).norm().item<double>());
     // DDP's hooks: allreduce_hook divides by the world size, then sums;
     // bf16_compress_hook casts to bf16, divides in bf16, sums in bf16.
     buckets.push_back(d_.bf16_buckets ? flat.to(torch::kBFloat16).div_(R) : flat.div_(R));
   }
-  torch::Tensor sum = buckets[0].clone();  // the ordered reduction: rank 0 + rank 1 + ... in the bucket's dtype
-  for (int r = 1; r < R; ++r) sum.add_(buckets[size_t(r)]);
-  for (int r = 0; r < R; ++r) {
-    replica& rep = ranks_[size_t(r)];
+  const torch::Tensor sum = coll_->sum(buckets);
+  for (size_t i = 0; i < local_.size(); ++i) {
+    replica& rep = ranks_[i];
     torch::Tensor mine = sum.to(torch::kFloat).clone();
-    if (obs) obs->reduced(step_, r, mine);
+    if (obs) obs->reduced(step_, local_[i], mine);
     unflatten_into_grads(rep.params, mine);
     if (o_.clip > 0) clip_grads(rep.params, o_.clip);
     adamw_step(rep, o_, rec.lr);
+  }
+  rec.loss = coll_->gather(loss, 1);
+  rec.grad_norm = coll_->gather(norm, 1);
+  if (tensor_norms) {
+    const size_t n = ranks_[0].params.tensors.size();
+    const auto all = coll_->gather(tnorms, n);
+    for (int r = 0; r < R; ++r) rec.tensor_norms.emplace_back(all.begin() + long(r * n), all.begin() + long((r + 1) * n));
   }
   if (obs) obs->step_ends(step_, ranks_);
   ++step_;

@@ -75,17 +75,48 @@ class step_observer {
   virtual void grads_ready(int64_t /*step*/, int /*rank*/, replica&) {}
   // rank's own copy of the reduced bucket (flat fp32, parameter order).
   virtual void reduced(int64_t /*step*/, int /*rank*/, torch::Tensor& /*bucket*/) {}
-  virtual void step_ends(int64_t /*step*/, const std::vector<replica>&) {}
+  virtual void step_ends(int64_t /*step*/, const std::vector<replica>& /*local replicas*/) {}
+};
+
+// How the ranks' buckets meet. The in-process collective holds every rank;
+// an MPI one (mpi_collective.hpp) holds its process's rank and talks to the
+// others. The ordered sum is rank 0 + rank 1 + ... in the bucket's dtype, the
+// same bits whichever collective computes it.
+class collective {
+ public:
+  virtual ~collective() = default;
+  virtual int world() const = 0;
+  virtual std::vector<int> local_ranks() const = 0;
+  // The sum over all ranks of their buckets (`local`: one per local rank, in local order).
+  virtual torch::Tensor sum(const std::vector<torch::Tensor>& local) = 0;
+  // Every rank's `per_rank` values, in rank order (`local`: the local ranks' values, concatenated).
+  virtual std::vector<double> gather(const std::vector<double>& local, size_t per_rank) = 0;
+};
+
+class inprocess_collective final : public collective {
+ public:
+  explicit inprocess_collective(int ranks) : ranks_(ranks) {}
+  int world() const override { return ranks_; }
+  std::vector<int> local_ranks() const override;
+  torch::Tensor sum(const std::vector<torch::Tensor>& local) override;
+  std::vector<double> gather(const std::vector<double>& local, size_t) override { return local; }
+
+ private:
+  int ranks_;
 };
 
 class dp_trainer {
  public:
-  dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data);
+  // `coll`: null for every rank in this process; else the collective (not owned)
+  // whose world must equal d.ranks.
+  dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data, collective* coll = nullptr);
   // Every rank starts from the same replica.
   void start_from(const replica& r);
   step_record step(step_observer* obs = nullptr, bool tensor_norms = false);
+  // This process's ranks' replicas (all of them in process), in local order.
   const std::vector<replica>& replicas() const { return ranks_; }
   std::vector<replica>& replicas() { return ranks_; }
+  const std::vector<int>& local_ranks() const { return local_; }
   const model_config& model() const { return m_; }
   int64_t global_step() const { return step_; }
 
@@ -99,6 +130,9 @@ class dp_trainer {
   optim_config o_;
   dp_config d_;
   const dataset* data_;
+  std::unique_ptr<collective> own_;
+  collective* coll_;
+  std::vector<int> local_;
   std::vector<replica> ranks_;
   int64_t step_ = 0;
 };

@@ -138,6 +138,9 @@ train_config parse_train_config(const json& j, const std::string& file, const st
   c.examples = f.integer("examples", c.examples, 1);
   c.eval_examples = f.integer("eval_examples", c.eval_examples, 1);
   c.tensor_norms = f.boolean("tensor_norms", c.tensor_norms);
+  c.mpi = f.text("backend", "inprocess", {"inprocess", "mpi"}) == "mpi";
+  c.ordered = f.text("reduction", "ordered", {"ordered", "mpi"}) == "ordered";
+  if (!c.mpi && !c.ordered) f.fail("reduction", "ordered for backend inprocess (\"mpi\" is MPI's own algorithm)");
   c.cache_dir = resolve(f.text("cache_dir", ""), base_dir);
   c.pretrain.optim.lr = 3e-3;
   c.pretrain.optim.warmup = 20;
@@ -165,6 +168,7 @@ json describe(const train_config& c) {
           {"optim", optim(c.optim)},
           {"ranks", c.dp.ranks}, {"micro_batch", c.dp.micro_batch}, {"buckets", c.dp.bf16_buckets ? "bf16" : "fp32"},
           {"seed_policy", seed_policy_name(c.dp.policy)}, {"seed", c.dp.seed}, {"steps", c.steps},
+          {"backend", c.mpi ? "mpi" : "inprocess"}, {"reduction", c.ordered ? "ordered" : "mpi"},
           {"data", c.data}, {"examples", c.examples}, {"eval_examples", c.eval_examples},
           {"pretrain", {{"corpus", c.pretrain.corpus}, {"steps", c.pretrain.steps}, {"batch", c.pretrain.batch},
                         {"max_windows", c.pretrain.max_windows}, {"optim", optim(c.pretrain.optim)}}}};

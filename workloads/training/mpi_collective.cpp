@@ -1,0 +1,110 @@
+#include "workloads/training/mpi_collective.hpp"
+
+// The C API only (OpenMPI would pull in its deprecated C++ bindings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace sdc::train {
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
+}
+
+// bf16 + bf16 as torch adds them: in fp32, rounded to nearest even.
+void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const c10::BFloat16*>(in);
+  auto* b = static_cast<c10::BFloat16*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = c10::BFloat16(float(a[i]) + float(b[i]));
+}
+
+int checked_count(int64_t n) {
+  if (n > INT_MAX) throw std::runtime_error("MPI: a bucket of more than 2^31 elements");
+  return int(n);
+}
+
+}  // namespace
+
+void ensure_mpi() {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (init) return;
+  int provided = 0;
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  std::atexit([] {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+  });
+}
+
+int mpi_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int mpi_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+void mpi_abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+void mpi_barrier() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+bool mpi_running() {
+  int init = 0;
+  MPI_Initialized(&init);
+  return init != 0;
+}
+
+mpi_collective::mpi_collective(bool ordered) : ordered_(ordered) { ensure_mpi(); }
+
+int mpi_collective::world() const { return mpi_size(); }
+
+std::vector<int> mpi_collective::local_ranks() const { return {mpi_rank()}; }
+
+torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
+  const torch::Tensor mine = local.at(0).contiguous();
+  const int n = checked_count(mine.numel());
+  const bool bf16 = mine.scalar_type() == torch::kBFloat16;
+  if (!ordered_) {
+    torch::Tensor out = torch::empty_like(mine);
+    if (bf16) {
+      MPI_Op op;
+      check(MPI_Op_create(&bf16_sum, 1, &op), "MPI_Op_create");
+      check(MPI_Allreduce(mine.data_ptr(), out.data_ptr(), n, MPI_UINT16_T, op, MPI_COMM_WORLD), "MPI_Allreduce");
+      MPI_Op_free(&op);
+    } else {
+      check(MPI_Allreduce(mine.data_ptr(), out.data_ptr(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    }
+    return out;
+  }
+  const int bytes = checked_count(int64_t(n) * int64_t(mine.element_size()));
+  const int world = mpi_size();
+  torch::Tensor all = torch::empty({world, mine.numel()}, mine.options());
+  check(MPI_Allgather(mine.data_ptr(), bytes, MPI_BYTE, all.data_ptr(), bytes, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
+  torch::Tensor s = all[0].clone();
+  for (int r = 1; r < world; ++r) s.add_(all[r]);
+  return s;
+}
+
+std::vector<double> mpi_collective::gather(const std::vector<double>& local, size_t per_rank) {
+  std::vector<double> all(per_rank * size_t(mpi_size()));
+  check(MPI_Allgather(local.data(), checked_count(int64_t(per_rank)), MPI_DOUBLE, all.data(),
+                      checked_count(int64_t(per_rank)), MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
+  return all;
+}
+
+}  // namespace sdc::train
