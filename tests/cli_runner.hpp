@@ -15,10 +15,10 @@ struct cli_result {
   std::string output;  // stdout and stderr
 };
 
-inline cli_result run_cli(const std::string& args) {
+// Runs a shell command line, capturing stdout and stderr.
+inline cli_result run_command(const std::string& cmd) {
   cli_result r;
-  const std::string cmd = std::string(SDCBENCH_BINARY) + " " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
+  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
   char buf[4096];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
@@ -26,6 +26,8 @@ inline cli_result run_cli(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
+
+inline cli_result run_cli(const std::string& args) { return run_command(std::string(SDCBENCH_BINARY) + " " + args); }
 
 inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);

@@ -390,16 +390,8 @@ namespace {
 // `backend: mpi` under mpirun (OpenMPI, --oversubscribe on 2 cores): with the
 // ordered reduction the trajectory is bit-identical to the in-process run.
 sdc::testing::cli_result mpirun(int np, const std::string& args) {
-  sdc::testing::cli_result r;
-  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
-                          std::to_string(np) + " " + SDCBENCH_BINARY + " " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
+  return sdc::testing::run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
+                                   std::to_string(np) + " " + SDCBENCH_BINARY + " " + args);
 }
 
 TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
