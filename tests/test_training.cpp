@@ -380,6 +380,11 @@ TEST(TrainingCli, CampaignCellsAreTheSameOnOneAndTwoThreads) {
     EXPECT_EQ(c["faulty"]["trials"].get<int>() + c["faulty"].value("skipped", 0), 4) << c.dump();
     EXPECT_TRUE(c.contains("workload_metrics")) << c.dump();
   }
+  EXPECT_EQ(ja["recordings"], jb["recordings"]);
+  ASSERT_EQ(ja["recordings"].size(), 2u);
+  for (const auto& r : ja["recordings"])  // the training curves: 6 steps, clean and faulty
+    for (const char* k : {"clean.loss_s00.mean", "faulty.loss_s05.mean", "faulty.loss_range_s02.max", "clean.grad_norm_s05.median"})
+      EXPECT_TRUE(r["metrics"].contains(k)) << k;
   EXPECT_EQ(run_cli("validate " + dir + "/a.json").code, 0);
 }
 
