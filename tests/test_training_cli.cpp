@@ -1,0 +1,128 @@
+// The training workload from the command line: `sdcbench train` (records,
+// bad configurations), a training campaign (cells independent of the thread
+// count, the training curves recorded) and `backend: mpi` under mpirun.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+// `sdcbench train` end to end: records written, bad input ends with exit 2 and the field.
+
+namespace {
+
+TEST(TrainingCli, TrainWritesPerStepRecordsOfEveryRank) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train");
+  std::ofstream(dir + "/cfg.json") << R"({"model": {"layers": 1, "width": 32, "heads": 2, "seq": 96},
+    "ranks": 2, "micro_batch": 2, "steps": 3, "examples": 50, "eval_examples": 8, "tensor_norms": true})";
+  const auto r = run_cli("train " + dir + "/cfg.json --out " + dir + "/out.json --quiet");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(dir + "/out.json");
+  EXPECT_EQ(j["schema"], "sdcbench.train/1");
+  EXPECT_TRUE(j["complete"].get<bool>());
+  ASSERT_EQ(j["records"].size(), 3u);
+  for (const auto& rec : j["records"]) {
+    EXPECT_EQ(rec["loss"].size(), 2u);
+    EXPECT_EQ(rec["grad_norm"].size(), 2u);
+    EXPECT_EQ(rec["tensor_norms"][0].size(), j["parameters"].size());
+  }
+}
+
+TEST(TrainingCli, BadConfigurationsExitTwoNamingFileAndField) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-bad");
+  std::ofstream(dir + "/heads.json") << R"({"model": {"width": 30, "heads": 4}})";
+  auto r = run_cli("train " + dir + "/heads.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("heads.json: model.heads: a divisor of width 30; got 4"), std::string::npos) << r.output;
+  std::ofstream(dir + "/data.json") << R"({"data": "missing.json"})";
+  r = run_cli("train " + dir + "/data.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
+  std::ofstream(dir + "/corpus.json") << R"({"pretrain": {"corpus": "no-such-corpus"}})";
+  r = run_cli("train " + dir + "/corpus.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no-such-corpus: corpus:"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+// A training campaign's cells do not depend on the thread count (episodes fork
+// from one checkpoint; every stream is keyed by the episode).
+TEST(TrainingCli, CampaignCellsAreTheSameOnOneAndTwoThreads) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-campaign");
+  const std::string suite = std::string(SDCBENCH_SOURCE_DIR) + "/suites/training_sites.json";
+  const std::string axes = " --axis site=grad:blocks.0.mlp.fc1.weight,bucket --axis fault=bitflip --axis bit=exp1 --quiet";
+  auto a = run_cli("run " + suite + " --scale smoke --threads 1 --out " + dir + "/a.json" + axes);
+  ASSERT_EQ(a.code, 0) << a.output;
+  auto b = run_cli("run " + suite + " --scale smoke --threads 2 --out " + dir + "/b.json" + axes);
+  ASSERT_EQ(b.code, 0) << b.output;
+  const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json");
+  EXPECT_EQ(ja["cells"], jb["cells"]);
+  ASSERT_EQ(ja["cells"].size(), 2u);
+  for (const auto& c : ja["cells"]) {
+    EXPECT_EQ(c["faulty"]["trials"].get<int>() + c["faulty"].value("skipped", 0), 4) << c.dump();
+    EXPECT_TRUE(c.contains("workload_metrics")) << c.dump();
+  }
+  EXPECT_EQ(ja["recordings"], jb["recordings"]);
+  ASSERT_EQ(ja["recordings"].size(), 2u);
+  for (const auto& r : ja["recordings"])  // the training curves: 6 steps, clean and faulty
+    for (const char* k : {"clean.loss_s00.mean", "faulty.loss_s05.mean", "faulty.loss_range_s02.max", "clean.grad_norm_s05.median"})
+      EXPECT_TRUE(r["metrics"].contains(k)) << k;
+  EXPECT_EQ(run_cli("validate " + dir + "/a.json").code, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// `backend: mpi` under mpirun (OpenMPI, --oversubscribe on 2 cores): with the
+// ordered reduction the trajectory is bit-identical to the in-process run.
+sdc::testing::cli_result mpirun(int np, const std::string& args) {
+  return sdc::testing::run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
+                                   std::to_string(np) + " " + SDCBENCH_BINARY + " " + args);
+}
+
+TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-mpi");
+  for (const char* buckets : {"fp32", "bf16"}) {
+    SCOPED_TRACE(buckets);
+    const std::string common = std::string(R"("model": {"layers": 1, "width": 32, "heads": 2, "seq": 96, "dropout": 0.1},
+      "ranks": 4, "micro_batch": 2, "steps": 4, "examples": 100, "eval_examples": 8, "tensor_norms": true,
+      "seed_policy": "S1-3", "buckets": ")") + buckets + "\"";
+    std::ofstream(dir + "/in.json") << "{" << common << R"(, "backend": "inprocess"})";
+    std::ofstream(dir + "/mpi.json") << "{" << common << R"(, "backend": "mpi"})";
+    std::ofstream(dir + "/own.json") << "{" << common << R"(, "backend": "mpi", "reduction": "mpi"})";
+    auto a = run_cli("train " + dir + "/in.json --quiet --out " + dir + "/a.json");
+    ASSERT_EQ(a.code, 0) << a.output;
+    auto b = mpirun(4, "train " + dir + "/mpi.json --quiet --out " + dir + "/b.json");
+    ASSERT_EQ(b.code, 0) << b.output;
+    auto c = mpirun(4, "train " + dir + "/own.json --quiet --out " + dir + "/c.json");
+    ASSERT_EQ(c.code, 0) << c.output;
+    const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json"), jc = read_json(dir + "/c.json");
+    EXPECT_EQ(ja["records"], jb["records"]);
+    EXPECT_EQ(ja["final_params_sha256"], jb["final_params_sha256"]);
+    EXPECT_EQ(ja["eval_response_loss"], jb["eval_response_loss"]);
+    // MPI's own algorithm sums in its own order: the same run up to rounding.
+    for (size_t s = 0; s < ja["records"].size(); ++s)
+      for (int r = 0; r < 4; ++r)
+        EXPECT_NEAR(jc["records"][s]["loss"][r].get<double>(), ja["records"][s]["loss"][r].get<double>(), 1e-3);
+  }
+}
+
+TEST(TrainingMpi, AProcessCountThatIsNotTheRankCountEndsTheJobWithExitTwo) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-mpi-bad");
+  std::ofstream(dir + "/mpi.json") << R"({"model": {"layers": 1, "width": 32, "heads": 2}, "ranks": 4, "backend": "mpi",
+    "examples": 50, "eval_examples": 4})";
+  const auto r = mpirun(2, "train " + dir + "/mpi.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("ranks: 4 (backend mpi runs one process per rank); mpirun started 2"), std::string::npos) << r.output;
+}
+
+}  // namespace

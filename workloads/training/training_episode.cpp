@@ -1,0 +1,218 @@
+// The training workload's episodes (training_episode.hpp): the fork point,
+// the runner, the clean twin and the ground truth.
+#include "workloads/training/training_episode.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "harness/io/json_file.hpp"
+#include "workloads/training/training_view.hpp"
+
+namespace sdc::train {
+
+std::string resolve_config(const std::string& v, const std::string& dir) {
+  const std::filesystem::path p(v);
+  return (p.is_absolute() ? p : std::filesystem::path(dir) / p).lexically_normal().string();
+}
+
+training_cell parse_training_cell(const cell& c) {
+  training_cell g;
+  g.config_path = resolve_config(c.at("config"), c.base_dir);
+  g.warmup = parse_integer_at_least(c.at("warmup_steps"), 0, "warmup_steps");
+  g.steps = parse_integer_at_least(c.at("steps"), 1, "steps");
+  g.per_twin = parse_integer_at_least(c.at("faults_per_twin"), 1, "faults_per_twin");
+  g.count = parse_integer_at_least(c.at("count"), 1, "count");
+  g.site = parse_fault_site(c.at("site"));
+  g.model = parse_fault_model(c.at("fault"));
+  g.bits = parse_bit_choice(c.at("bit"));
+  g.element = parse_site_rule(c.at("element"));
+  g.when = parse_step_schedule(c.at("when"));
+  g.rank = int(parse_integer_at_least(c.at("rank"), 0, "rank"));
+  g.q = std::stod(c.at("gemm_q"));
+  return g;
+}
+
+train_config load_config(const training_cell& g) {
+  return parse_train_config(read_json_file(g.config_path), g.config_path,
+                            std::filesystem::path(g.config_path).parent_path().string());
+}
+
+namespace {
+
+// The configuration, its data and the checkpoint episodes fork from: made once
+// per process and (configuration, warm-up), shared by every thread's runner.
+struct fork_point {
+  train_config config;
+  train_data data;
+  replica start;
+  training_layout layout;
+};
+
+std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64_t warmup) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const fork_point>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  const std::string key = config_path + "#" + std::to_string(warmup);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto f = std::make_shared<fork_point>();
+  f->config = parse_train_config(read_json_file(config_path), config_path,
+                                 std::filesystem::path(config_path).parent_path().string());
+  f->data = load_train_data(f->config);
+  dp_trainer t(f->config.model, f->config.optim, f->config.dp, &f->data.train);
+  t.start_from(pretrained_start(f->config));
+  for (int64_t s = 0; s < warmup; ++s) t.step();
+  f->start = t.replicas()[0].clone();
+  const auto& p = f->start.params;
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    f->layout.names.push_back(p.names[i]);
+    f->layout.offsets.push_back(f->layout.numel);
+    f->layout.shapes.push_back(p.tensors[i].sizes().vec());
+    f->layout.numel += p.tensors[i].numel();
+  }
+  cache[key] = f;
+  return f;
+}
+
+class training_runner final : public episode_runner, public step_observer {
+ public:
+  training_runner(const cell& c, uint64_t seed)
+      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup)),
+        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)) {
+    torch::set_num_threads(1);
+    for (auto& v : views_) v.layout = &fork_->layout;
+    for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
+  }
+
+  uint64_t begin(trial_kind kind, uint64_t trial) override {
+    torch::set_num_threads(1);  // ATen's reductions depend on the thread count
+    const uint64_t group = kind == trial_kind::faulty ? trial / uint64_t(g_.per_twin) : trial;
+    dp_ = fork_->config.dp;
+    // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
+    dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
+    dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
+    trainer_ = std::make_unique<dp_trainer>(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
+    trainer_->start_from(fork_->start);
+    losses_.clear();
+    data_id_ = (kind == trial_kind::faulty ? 0 : (1ull << 62)) + group;
+    return data_id_;
+  }
+  bool injects_in_step() const override { return true; }
+  double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
+  double run_step_injecting(int64_t step, step_injector& inj) override {
+    sites_.arm(&inj);
+    const auto t0 = std::chrono::steady_clock::now();
+    const step_record rec = trainer_->step(this);
+    sites_.arm(nullptr);
+    double mean = 0;
+    for (size_t r = 0; r < rec.loss.size(); ++r) views_[r].loss = rec.loss[r], views_[r].step = step, mean += rec.loss[r];
+    losses_.push_back(mean / double(rec.loss.size()));
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  fault_target& target(int64_t, int) override { throw std::logic_error("training faults land inside the step"); }
+  void faulted(int64_t, int, const std::vector<injection_record>&) override {}
+  location truth_location(const injection_record&) const override { return {}; }  // the driver adds the rank
+  std::vector<const step_view*> views(int64_t) override {
+    std::vector<const step_view*> v;
+    for (const auto& s : views_) v.push_back(&s);
+    return v;
+  }
+  episode_truth truth() override;
+
+  // step_observer: the site first, then copy the rank's gradients for the detectors.
+  void step_begins(int64_t s, int r, replica& rep) override { sites_.step_begins(s, r, rep); }
+  gemm_hook* gemm_hook_for(int64_t s, int r) override { return sites_.gemm_hook_for(s, r); }
+  void grads_ready(int64_t s, int r, replica& rep) override {
+    sites_.grads_ready(s, r, rep);
+    auto& g = views_[size_t(r)].grads;
+    g.resize(size_t(fork_->layout.numel));
+    for (size_t i = 0; i < rep.params.tensors.size(); ++i) {
+      const auto& t = rep.params.tensors[i].grad();
+      std::copy_n(t.data_ptr<float>(), t.numel(), g.data() + fork_->layout.offsets[i]);
+    }
+  }
+  void reduced(int64_t s, int r, torch::Tensor& b) override { sites_.reduced(s, r, b); }
+
+ private:
+  void run_twin();
+
+  training_cell g_;
+  uint64_t seed_;
+  std::shared_ptr<const fork_point> fork_;
+  site_injector sites_;
+  std::vector<training_step> views_;
+  dp_config dp_;
+  std::unique_ptr<dp_trainer> trainer_;
+  std::vector<double> losses_;
+  uint64_t data_id_ = 0;
+  // The clean twin of the current data group.
+  uint64_t twin_id_ = ~0ull;
+  std::vector<double> twin_losses_;
+  param_set twin_params_;
+};
+
+void training_runner::run_twin() {
+  if (twin_id_ == data_id_) return;
+  dp_trainer t(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
+  t.start_from(fork_->start);
+  twin_losses_.clear();
+  for (int64_t s = 0; s < g_.steps; ++s) {
+    const step_record r = t.step();
+    double mean = 0;
+    for (double l : r.loss) mean += l / double(r.loss.size());
+    twin_losses_.push_back(mean);
+  }
+  twin_params_ = t.replicas()[0].params.clone();
+  twin_id_ = data_id_;
+}
+
+// Relative L2 distance ||a - b|| / ||b|| over all parameters (NaN if either is not finite).
+double distance(const param_set& a, const param_set& b) {
+  double d = 0, n = 0;
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const auto x = a.tensors[i].detach().to(torch::kDouble), y = b.tensors[i].detach().to(torch::kDouble);
+    d += (x - y).pow(2).sum().item<double>();
+    n += y.pow(2).sum().item<double>();
+  }
+  return std::sqrt(d) / std::sqrt(n);
+}
+
+episode_truth training_runner::truth() {
+  run_twin();
+  episode_truth t;
+  const auto& reps = trainer_->replicas();
+  double from_twin = 0, across = 0;
+  bool identical = true, finite = true;
+  for (const auto& r : reps) {
+    from_twin = std::max(from_twin, distance(r.params, twin_params_));
+    across = std::max(across, distance(r.params, reps[0].params));
+    for (size_t i = 0; i < r.params.tensors.size(); ++i) {
+      identical &= torch::equal(r.params.tensors[i], twin_params_.tensors[i]);
+      finite &= bool(torch::isfinite(r.params.tensors[i]).all().item<bool>());
+    }
+  }
+  for (double l : losses_) finite &= std::isfinite(l);
+  const double last = losses_.back(), twin_last = twin_losses_.back();
+  const double loss_rel = std::fabs(last - twin_last) / std::fabs(twin_last);
+  identical &= losses_ == twin_losses_;
+  t.metrics = {{"loss_delta_rel", finite ? loss_rel : std::numeric_limits<double>::infinity()},
+               {"param_distance_twin", from_twin},
+               {"replica_divergence", across},
+               {"nonfinite", finite ? 0.0 : 1.0}};
+  // masked: the run is bit-identical to its twin; large: NaN/Inf, the loss
+  // moved by more than 1 %, or the replicas drifted apart by more than 1e-3;
+  // small: changed, and absorbed.
+  t.band = identical ? significance::masked
+           : (!finite || !(loss_rel <= 0.01) || !(across <= 1e-3)) ? significance::large
+                                                                   : significance::small;
+  return t;
+}
+
+}  // namespace
+
+std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed) {
+  return std::make_unique<training_runner>(c, seed);
+}
+
+}  // namespace sdc::train

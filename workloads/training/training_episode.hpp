@@ -1,0 +1,33 @@
+// The training workload's episodes: a cell's parsed axes, the checkpoint
+// every episode forks from (made once per process and configuration), and the
+// runner that plays an episode of K data-parallel steps with the plan applied
+// inside the step, then compares it with its clean twin for the ground truth.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "harness/campaign/workload.hpp"
+#include "workloads/training/training_run.hpp"
+#include "workloads/training/training_sites.hpp"
+
+namespace sdc::train {
+
+struct training_cell {
+  std::string config_path;  // resolved against the suite's folder
+  int64_t warmup = 20, steps = 8, per_twin = 4, count = 1;
+  fault_site site;
+  fault_model model;
+  bit_choice bits;
+  site_rule element;
+  step_schedule when;
+  int rank = 1;
+  double q = 1e-3;
+};
+
+// `v` as written in a suite, relative to the suite's folder `dir`.
+std::string resolve_config(const std::string& v, const std::string& dir);
+training_cell parse_training_cell(const cell& c);
+train_config load_config(const training_cell& g);
+std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed);
+
+}  // namespace sdc::train
