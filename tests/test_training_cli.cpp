@@ -3,6 +3,7 @@
 // count, the training curves recorded) and `backend: mpi` under mpirun.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "cli_runner.hpp"
@@ -27,6 +28,25 @@ TEST(TrainingCli, TrainWritesPerStepRecordsOfEveryRank) {
     EXPECT_EQ(rec["grad_norm"].size(), 2u);
     EXPECT_EQ(rec["tensor_norms"][0].size(), j["parameters"].size());
   }
+}
+
+TEST(TrainingCli, ATrainingSuiteTrainsItsFirstConfiguration) {
+  using namespace sdc::testing;
+  const std::string dir = scratch_dir("train-suite");
+  std::filesystem::create_directories(dir + "/training");
+  std::ofstream(dir + "/training/tiny.json") << R"({"model": {"layers": 1, "width": 16, "heads": 2, "seq": 64},
+    "ranks": 2, "micro_batch": 2, "steps": 2, "examples": 20, "eval_examples": 4})";
+  std::ofstream(dir + "/suite.json") << R"({"schema": "sdcbench.suite/1", "name": "s", "workload": "training",
+    "axes": {"config": ["training/tiny.json"]}, "detectors": [{"name": "nonfinite_grad"}]})";
+  auto r = run_cli("train " + dir + "/suite.json --quiet --out " + dir + "/out.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = read_json(dir + "/out.json");
+  EXPECT_EQ(j["config"]["model"]["width"], 16);
+  EXPECT_EQ(j["records"].size(), 2u);
+  std::ofstream(dir + "/gemm.json") << R"({"schema": "sdcbench.suite/1", "name": "g", "workload": "gemm", "axes": {}})";
+  r = run_cli("train " + dir + "/gemm.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("workload: a suite of the training workload"), std::string::npos) << r.output;
 }
 
 TEST(TrainingCli, BadConfigurationsExitTwoNamingFileAndField) {

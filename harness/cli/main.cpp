@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   sdc::train_options tr;
   tr.argv = args;
   auto* train = app.add_subcommand("train", "run one data-parallel training job (training workload) and write its per-step records");
-  train->add_option("config", tr.config_path, "training configuration JSON (see suites/README.md)")->required();
+  train->add_option("config", tr.config_path, "training configuration JSON (see suites/README.md), or a training suite (its first config)")->required();
   train->add_option("--out", tr.out, "records file (sdcbench.train/1 JSON)");
   train->add_flag("--quiet", tr.quiet, "no per-step lines");
 

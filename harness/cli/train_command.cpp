@@ -18,9 +18,21 @@ namespace {
 int run_train_job(const train_options& o) {
   using json = nlohmann::json;
   const std::string started = now_iso8601();
-  const json raw = read_json_file(o.config_path);
-  const std::string base = std::filesystem::path(o.config_path).parent_path().string();
-  const train::train_config c = train::parse_train_config(raw, o.config_path, base);
+  // A training suite names its configuration on its `config` axis: train with the first.
+  std::string path = o.config_path;
+  json raw = read_json_file(path);
+  if (raw.is_object() && raw.value("schema", "") == "sdcbench.suite/1") {
+    if (raw.value("workload", "") != "training")
+      throw input_error(path, "workload", "a suite of the training workload, or a training configuration");
+    const json axes = raw.value("axes", json::object());
+    const json first = axes.contains("config") && axes["config"].is_array() && !axes["config"].empty() ? axes["config"][0]
+                                                                                                        : json("training/episodes.json");
+    if (!first.is_string()) throw input_error(path, "/axes/config/0", "the path of a training configuration");
+    path = (std::filesystem::path(path).parent_path() / first.get<std::string>()).lexically_normal().string();
+    raw = read_json_file(path);
+  }
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  const train::train_config c = train::parse_train_config(raw, path, base);
   torch::set_num_threads(1);
 
   const auto data = train::load_train_data(c);
@@ -29,7 +41,7 @@ int run_train_job(const train_options& o) {
   if (c.mpi) {
     train::ensure_mpi();
     if (train::mpi_size() != c.dp.ranks)
-      throw input_error(o.config_path, "ranks", fmt::format("{} (backend mpi runs one process per rank); mpirun started {}",
+      throw input_error(path, "ranks", fmt::format("{} (backend mpi runs one process per rank); mpirun started {}",
                                                             c.dp.ranks, train::mpi_size()));
     coll = std::make_unique<train::mpi_collective>(c.ordered);
     lead = train::mpi_rank() == 0;
@@ -63,7 +75,7 @@ int run_train_job(const train_options& o) {
     bytes.append(static_cast<const char*>(p.data_ptr()), size_t(p.numel()) * sizeof(float));
   json out = {{"schema", "sdcbench.train/1"},
               {"config", train::describe(c)},
-              {"config_file", o.config_path},
+              {"config_file", path},
               {"pretrain_checkpoint", ckpt},
               {"parameters", t.replicas()[0].params.names},
               {"parameter_count", t.replicas()[0].params.numel()},
