@@ -148,6 +148,10 @@ std::unique_ptr<Family> detector_cast(std::unique_ptr<detector> d, const std::st
 }
 
 bool register_detector(detector_info info);
+// For a registration that reads other detectors' entries (a wrapper taking a
+// family's parameters): runs once, at the first look-up, after every file's
+// static registration.
+bool register_detector_late(std::function<void()> registration);
 const detector_info* find_detector(const std::string& workload, const std::string& name);
 std::vector<const detector_info*> all_detectors();
 

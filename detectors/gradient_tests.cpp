@@ -163,89 +163,105 @@ class gradient_nan_inf final : public gradient_detector {
   }
 };
 
-// Registers a test for both workloads that hand detectors a sample of values.
-bool register_sample_test(detector_info info) {
-  detector_info m = info;
-  m.workload = "mixture";
-  register_detector(std::move(m));
-  return register_detector(std::move(info));
-}
-#define SDCBENCH_REGISTER_SAMPLE_TEST(...) \
-  static const bool SDCBENCH_CONCAT(sdcbench_sample_test_, __LINE__) = register_sample_test(__VA_ARGS__)
-
-const param_spec k_tau{"tau", param_spec::type::number, 3.0, "W1 threshold (the paper: 3)", {}};
-const param_spec k_alpha{"alpha", param_spec::type::number, 1.0,
-                         "folding p-value level; 1 = Phi < 1 alone decides (the paper's rule)", {}};
-
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "folding_w1",
-                            "000 Algorithm 1: folding test, then W1 between the sides of its pivot > tau (score = W1 / tau)",
-                            {k_tau, k_alpha},
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<folding_w1>(p.number("tau"), p.number("alpha"), true);
-                            }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<folding_w1>(3.0, p.number("alpha"), false);
-                            }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
-                            {k_tau},
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return make_sample_detector([tau = p.number("tau")](auto v) { return median_w1(v, tau); });
-                            }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "robust_z",
-                            "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
-                            {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return make_sample_detector([z = p.number("z")](auto v) { return robust_z(v, z); });
-                            }});
 // A level in (0, 1].
 double level(const detector_params& p, const char* test) {
   const double a = p.number("alpha");
   if (!(a > 0 && a <= 1)) throw value_error(fmt::format("{}: expected 0 < alpha <= 1; got {}", test, a));
   return a;
 }
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "dip",
-                               "Appendix A: Hartigan's dip test (AS 217 + Maechler's fixes), p-value from the qDiptab "
-                               "table < alpha (score = sqrt(m) dip)",
-                               {{"alpha", param_spec::type::number, 0.05, "significance level", {}}},
-                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 return make_sample_detector([a = level(p, "dip")](auto v) { return dip(v, a); });
-                               }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "silverman",
-                               "Appendix A: Silverman's critical-bandwidth test, smoothed bootstrap p-value < alpha "
-                               "(score = 1 - p)",
-                               {{"alpha", param_spec::type::number, 0.05, "significance level", {}},
-                                {"B", param_spec::type::integer, 100, "bootstrap samples (1..100000)", {}},
-                                {"seed", param_spec::type::integer, 0, "bootstrap stream (mixed with the sample's values)", {}}},
-                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 const int64_t B = p.integer("B");
-                                 if (B < 1 || B > 100000) throw value_error(fmt::format("silverman: expected 1 <= B <= 100000; got {}", B));
-                                 return make_sample_detector([a = level(p, "silverman"), B, seed = uint64_t(p.integer("seed"))](auto v) {
-                                   return silverman(v, a, B, seed);
-                                 });
-                               }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "uu_test",
-                               "Appendix A: the UU-test (KS-uniform segments at alpha; flags when no unimodal model fits)",
-                               {{"alpha", param_spec::type::number, 0.01, "KS level of every segment (the authors: 0.01)", {}}},
-                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 return make_sample_detector([a = level(p, "uu_test")](auto v) { return uu(v, a); });
-                               }});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "histogram",
-                               "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
-                               {{"lo", param_spec::type::number, -10.0, "lower edge", {}},
-                                {"hi", param_spec::type::number, 100.0, "upper edge", {}},
-                                {"bins", param_spec::type::integer, 44, "number of bins (1..100)", {}}},
-                               [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                                 const int64_t bins = p.integer("bins");
-                                 if (bins < 1 || bins > 100 || !(p.number("hi") > p.number("lo")))
-                                   throw value_error("histogram: expected 1 <= bins <= 100 and lo < hi");
-                                 return std::make_unique<histogram>(p.number("lo"), p.number("hi"), int(bins));
-                               },
-                               true});
-SDCBENCH_REGISTER_SAMPLE_TEST({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
-                            [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<gradient_nan_inf>();
-                            }});
+
+}  // namespace
+
+// The tests as one list, built on first use (not at static initialization, so
+// another family's registration may call it from its own file at any time).
+const std::vector<detector_info>& sample_tests() {
+  static const std::vector<detector_info> tests = [] {
+    std::vector<detector_info> out;
+    auto T = [&](detector_info i) { out.push_back(std::move(i)); };
+    const param_spec k_tau{"tau", param_spec::type::number, 3.0, "W1 threshold (the paper: 3)", {}};
+    const param_spec k_alpha{"alpha", param_spec::type::number, 1.0,
+        "folding p-value level; 1 = Phi < 1 alone decides (the paper's rule)", {}};
+
+    T({"gradient", "folding_w1",
+          "000 Algorithm 1: folding test, then W1 between the sides of its pivot > tau (score = W1 / tau)",
+          {k_tau, k_alpha},
+          [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+            return std::make_unique<folding_w1>(p.number("tau"), p.number("alpha"), true);
+          }});
+    T({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
+          [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+            return std::make_unique<folding_w1>(3.0, p.number("alpha"), false);
+          }});
+    T({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
+          {k_tau},
+          [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+            return make_sample_detector([tau = p.number("tau")](auto v) { return median_w1(v, tau); });
+          }});
+    T({"gradient", "robust_z",
+          "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
+          {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
+          [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+            return make_sample_detector([z = p.number("z")](auto v) { return robust_z(v, z); });
+          }});
+    T({"gradient", "dip",
+             "Appendix A: Hartigan's dip test (AS 217 + Maechler's fixes), p-value from the qDiptab "
+             "table < alpha (score = sqrt(m) dip)",
+             {{"alpha", param_spec::type::number, 0.05, "significance level", {}}},
+             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+               return make_sample_detector([a = level(p, "dip")](auto v) { return dip(v, a); });
+             }});
+    T({"gradient", "silverman",
+             "Appendix A: Silverman's critical-bandwidth test, smoothed bootstrap p-value < alpha "
+             "(score = 1 - p)",
+             {{"alpha", param_spec::type::number, 0.05, "significance level", {}},
+              {"B", param_spec::type::integer, 100, "bootstrap samples (1..100000)", {}},
+              {"seed", param_spec::type::integer, 0, "bootstrap stream (mixed with the sample's values)", {}}},
+             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+               const int64_t B = p.integer("B");
+               if (B < 1 || B > 100000) throw value_error(fmt::format("silverman: expected 1 <= B <= 100000; got {}", B));
+               return make_sample_detector([a = level(p, "silverman"), B, seed = uint64_t(p.integer("seed"))](auto v) {
+                 return silverman(v, a, B, seed);
+               });
+             }});
+    T({"gradient", "uu_test",
+             "Appendix A: the UU-test (KS-uniform segments at alpha; flags when no unimodal model fits)",
+             {{"alpha", param_spec::type::number, 0.01, "KS level of every segment (the authors: 0.01)", {}}},
+             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+               return make_sample_detector([a = level(p, "uu_test")](auto v) { return uu(v, a); });
+             }});
+    T({"gradient", "histogram",
+             "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
+             {{"lo", param_spec::type::number, -10.0, "lower edge", {}},
+              {"hi", param_spec::type::number, 100.0, "upper edge", {}},
+              {"bins", param_spec::type::integer, 44, "number of bins (1..100)", {}}},
+             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+               const int64_t bins = p.integer("bins");
+               if (bins < 1 || bins > 100 || !(p.number("hi") > p.number("lo")))
+                 throw value_error("histogram: expected 1 <= bins <= 100 and lo < hi");
+               return std::make_unique<histogram>(p.number("lo"), p.number("hi"), int(bins));
+             },
+             true});
+    T({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
+          [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
+            return std::make_unique<gradient_nan_inf>();
+          }});
+    return out;
+  }();
+  return tests;
+}
+
+namespace {
+
+// Registered for both workloads that hand detectors a sample of values.
+const bool registered = [] {
+  for (detector_info info : sample_tests()) {
+    detector_info m = info;
+    m.workload = "mixture";
+    register_detector(std::move(m));
+    register_detector(std::move(info));
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace sdc

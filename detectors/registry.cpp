@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include "detectors/detector.hpp"
 #include "harness/errors.hpp"
@@ -12,6 +13,23 @@ namespace {
 std::map<std::pair<std::string, std::string>, detector_info>& registry() {
   static std::map<std::pair<std::string, std::string>, detector_info> r;
   return r;
+}
+
+std::vector<std::function<void()>>& late_registrations() {
+  static std::vector<std::function<void()>> r;
+  return r;
+}
+
+// Registrations that read other detectors' entries run once, at the first
+// look-up, when every file's static registration is done.
+// (A late registration may look detectors up itself: the recursive call returns.)
+void run_late_registrations() {
+  static std::recursive_mutex mu;
+  static bool started = false;
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  if (started) return;
+  started = true;
+  for (auto& f : late_registrations()) f();
 }
 
 // "8u" -> 8 * u; a plain number -> itself.
@@ -48,12 +66,19 @@ bool register_detector(detector_info info) {
   return true;
 }
 
+bool register_detector_late(std::function<void()> registration) {
+  late_registrations().push_back(std::move(registration));
+  return true;
+}
+
 const detector_info* find_detector(const std::string& workload, const std::string& name) {
+  run_late_registrations();
   auto it = registry().find({workload, name});
   return it == registry().end() ? nullptr : &it->second;
 }
 
 std::vector<const detector_info*> all_detectors() {
+  run_late_registrations();
   std::vector<const detector_info*> out;
   for (const auto& [k, v] : registry()) out.push_back(&v);
   return out;

@@ -144,7 +144,11 @@ TEST(TrainingModel, HookedLinearEqualsTorchLinearForwardAndBackward) {
 
 struct counting_hook : gemm_hook {
   std::map<std::pair<int, gemm_pass>, int> calls;
-  void after_gemm(int linear, gemm_pass pass, torch::Tensor&) override { ++calls[{linear, pass}]; }
+  void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
+    ++calls[{linear, pass}];
+    products_match &= torch::equal(out, torch::mm(a, b));  // the hook is shown out = a b
+  }
+  bool products_match = true;
 };
 
 TEST(TrainingModel, HookSeesEveryGemmOfEveryLinearLayerOnce) {
@@ -162,6 +166,7 @@ TEST(TrainingModel, HookSeesEveryGemmOfEveryLinearLayerOnce) {
   for (int l = 0; l < int(names.size()); ++l)
     for (auto pass : {gemm_pass::forward, gemm_pass::grad_input, gemm_pass::grad_weight})
       EXPECT_EQ((h.calls[{l, pass}]), 1) << names[size_t(l)] << " " << gemm_pass_name(pass);
+  EXPECT_TRUE(h.products_match);
 }
 
 train_config small_config() {

@@ -62,8 +62,8 @@ struct recorder final : step_observer, gemm_hook {
     }
   }
   gemm_hook* gemm_hook_for(int64_t, int) override { return this; }
-  void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) override {
-    if (site && site->gemm_hook_for(step, rank)) site->after_gemm(linear, pass, out);
+  void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
+    if (site && site->gemm_hook_for(step, rank)) site->after_gemm(linear, pass, a, b, out);
     events.push_back({fmt::format("gemm {} {}", linear, gemm_pass_name(pass)), step, rank, out.detach().clone()});
   }
   void grads_ready(int64_t s, int r, replica& rep) override {

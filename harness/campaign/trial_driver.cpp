@@ -114,6 +114,8 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
   const episode_context ctx{kind, trial, shape_.ranks, shape_.steps, runner_->begin(kind, trial)};
   for (auto& d : detectors_) d->reset(ctx);
   for (auto& d : recorders_) d->reset(ctx);
+  for (const auto& views : runner_->history())
+    for (auto& d : detectors_) d->observe(views);  // warm-up on the run so far: untimed, never scored
   r.detectors.resize(detectors_.size());
   std::vector<verdict> deciding(detectors_.size());
   std::vector<bool> decided(detectors_.size(), false);

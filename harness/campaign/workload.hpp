@@ -111,6 +111,11 @@ class episode_runner {
   virtual ~episode_runner() = default;
   // Makes the episode's clean data; returns its id (equal ids: equal data).
   virtual uint64_t begin(trial_kind kind, uint64_t trial) = 0;
+  // The steps before the episode, the same for every episode of the cell (a
+  // training run up to the checkpoint it forks from), one view per rank each:
+  // detectors observe them after reset to warm up, as in a deployment where
+  // they ran all along. No fault lands there and no verdict counts.
+  virtual std::vector<std::vector<const step_view*>> history() { return {}; }
   // Clean inputs the detectors encode before step's kernel (one per rank), or none.
   virtual std::vector<const step_view*> encode_views(int64_t /*step*/) { return {}; }
   // Runs the step's kernels on clean data; the seconds they took, or a

@@ -97,23 +97,6 @@ std::vector<int64_t> parse_dims(const std::string& v) {
   return dims;
 }
 
-struct split_rule {
-  enum class kind { per_tensor, per_row, block } k = kind::per_row;
-  int64_t block = 0;
-  std::string text() const {
-    return k == kind::per_tensor ? "per_tensor" : k == kind::per_row ? "per_row" : fmt::format("block({})", block);
-  }
-};
-split_rule parse_split(const std::string& v) {
-  if (v == "per_tensor") return {split_rule::kind::per_tensor, 0};
-  if (v == "per_row") return {split_rule::kind::per_row, 0};
-  static const std::regex re(R"(block\((\d+)\))");
-  std::smatch m;
-  if (std::regex_match(v, m, re) && std::stoll(m[1]) >= 1) return {split_rule::kind::block, std::stoll(m[1])};
-  throw value_error("expected a split: per_tensor, per_row or block(N); got '" + v + "'");
-}
-
-
 struct grad_cell {
   const format* dtype = nullptr;
   std::shared_ptr<const std::vector<tensor_data>> file;  // null: synthetic
@@ -158,9 +141,7 @@ class gradient_runner final : public episode_runner {
       int64_t n = 1;
       for (int64_t d : shapes_[t]) n *= d;
       data_.emplace_back(static_cast<size_t>(n));
-      const int64_t len = g_.split.k == split_rule::kind::per_tensor ? n
-                          : g_.split.k == split_rule::kind::per_row ? shapes_[t].back()
-                                                                    : g_.split.block;
+      const int64_t len = vector_length(g_.split, n, shapes_[t].back());
       for (int64_t o = 0; o < n; o += len) vectors_.push_back({int64_t(t), o, std::min(len, n - o)});
       first_vector_.push_back(int64_t(vectors_.size()));  // one past this tensor's last vector
     }

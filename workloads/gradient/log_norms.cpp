@@ -1,5 +1,11 @@
 #include "workloads/gradient/log_norms.hpp"
 
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "harness/errors.hpp"
+
 #include <bit>
 #include <cmath>
 
@@ -98,5 +104,22 @@ double sum_squares_bf16_fast(const uint16_t* x, int64_t n) {
 
 double log_norm_fast(const float* x, int64_t n) { return 0.5 * std::log(sum_squares_fast(x, n)); }
 double log_norm_reference(const float* x, int64_t n) { return 0.5 * std::log(sum_squares_reference(x, n)); }
+
+std::string split_rule::text() const {
+  return k == kind::per_tensor ? "per_tensor" : k == kind::per_row ? "per_row" : fmt::format("block({})", block);
+}
+
+split_rule parse_split(const std::string& v) {
+  if (v == "per_tensor") return {split_rule::kind::per_tensor, 0};
+  if (v == "per_row") return {split_rule::kind::per_row, 0};
+  static const std::regex re(R"(block\((\d+)\))");
+  std::smatch m;
+  if (std::regex_match(v, m, re) && std::stoll(m[1]) >= 1) return {split_rule::kind::block, std::stoll(m[1])};
+  throw value_error("expected a split: per_tensor, per_row or block(N); got '" + v + "'");
+}
+
+int64_t vector_length(const split_rule& s, int64_t numel, int64_t row) {
+  return s.k == split_rule::kind::per_tensor ? numel : s.k == split_rule::kind::per_row ? row : s.block;
+}
 
 }  // namespace sdc

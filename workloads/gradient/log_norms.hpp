@@ -14,6 +14,7 @@
 // Equal bit for bit (a test).
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace sdc {
 
@@ -29,5 +30,17 @@ double log_norm_reference(const float* x, int64_t n);
 // widened to fp32 on the fly. Used by the bandwidth benchmark.
 double sum_squares_bf16_fast(const uint16_t* x, int64_t n);
 double sum_squares_bf16_reference(const uint16_t* x, int64_t n);
+
+// How gradient tensors are cut into vectors (000 leaves it open): per_tensor,
+// per_row (the last dimension is a row), or block(N) (consecutive N elements,
+// the last block of a tensor may be shorter).
+struct split_rule {
+  enum class kind { per_tensor, per_row, block } k = kind::per_row;
+  int64_t block = 0;
+  std::string text() const;
+};
+split_rule parse_split(const std::string& v);  // value_error naming the syntax
+// The length of the vectors a tensor of `numel` elements whose last dimension is `row` is cut into.
+int64_t vector_length(const split_rule& s, int64_t numel, int64_t row);
 
 }  // namespace sdc

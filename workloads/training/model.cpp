@@ -19,9 +19,12 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     ctx->saved_data["linear"] = linear;
     ctx->saved_data["hook"] = hook_addr;
     ctx->saved_data["bias"] = b.numel() > 0;
-    Tensor y = b.numel() > 0 ? torch::addmm(b, x, w.t()) : torch::mm(x, w.t());
-    if (auto* h = reinterpret_cast<gemm_hook*>(hook_addr)) h->after_gemm(int(linear), gemm_pass::forward, y);
-    return y;
+    // The GEMM alone, then the bias: the hook sees C = A B exactly (a checksum
+    // check of C needs no bias term), as a fault "after the matmul" lands.
+    const Tensor wt = w.t();
+    Tensor y = torch::mm(x, wt);
+    if (auto* h = reinterpret_cast<gemm_hook*>(hook_addr)) h->after_gemm(int(linear), gemm_pass::forward, x, wt, y);
+    return b.numel() > 0 ? y + b : y;
   }
   static tensor_list backward(AutogradContext* ctx, tensor_list g) {
     const auto saved = ctx->get_saved_variables();
@@ -31,9 +34,10 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     auto* h = reinterpret_cast<gemm_hook*>(ctx->saved_data["hook"].toInt());
     const Tensor go = g[0].contiguous();
     Tensor gx = torch::mm(go, w);
-    if (h) h->after_gemm(linear, gemm_pass::grad_input, gx);
-    Tensor gw = torch::mm(go.t(), x);
-    if (h) h->after_gemm(linear, gemm_pass::grad_weight, gw);
+    if (h) h->after_gemm(linear, gemm_pass::grad_input, go, w, gx);
+    const Tensor got = go.t();
+    Tensor gw = torch::mm(got, x);
+    if (h) h->after_gemm(linear, gemm_pass::grad_weight, got, x, gw);
     Tensor gb = ctx->saved_data["bias"].toBool() ? go.sum(0) : Tensor();
     return {gx, gw, gb, Tensor(), Tensor()};
   }

@@ -48,14 +48,16 @@ param_set init_params(const model_config& c, at::Generator& gen);
 enum class gemm_pass { forward, grad_input, grad_weight };
 const char* gemm_pass_name(gemm_pass p);
 
-// Called after every linear layer's GEMM with its 2-D output (tokens x
-// features for forward and grad_input, out x in for grad_weight), which it may
-// change in place: forward activations, activation gradients and defective-GEMM
-// faults land here.
+// Called after every linear layer's GEMM out = a b (2-D: tokens x features for
+// forward and grad_input, out x in for grad_weight; a and b as the GEMM read
+// them, possibly transposed views; the forward bias is added after), which it
+// may change in place: forward activations, activation gradients and
+// defective-GEMM faults land here, and GEMM checks (003's CheckSum, 001's
+// V-ABFT) read a, b and the output here.
 class gemm_hook {
  public:
   virtual ~gemm_hook() = default;
-  virtual void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) = 0;
+  virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
 };
 
 // y = x w^T + b for a 2-D x (b may be empty: numel 0), its forward and both

@@ -31,6 +31,7 @@ training_cell parse_training_cell(const cell& c) {
   g.when = parse_step_schedule(c.at("when"));
   g.rank = int(parse_integer_at_least(c.at("rank"), 0, "rank"));
   g.q = std::stod(c.at("gemm_q"));
+  if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
   return g;
 }
 
@@ -48,21 +49,46 @@ struct fork_point {
   train_data data;
   replica start;
   training_layout layout;
+  std::vector<std::vector<training_step>> history;  // the warm-up steps, per rank
 };
 
-std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64_t warmup) {
+// Copies each rank's loss and gradients before the all-reduce of the warm-up steps.
+class history_recorder final : public step_observer {
+ public:
+  history_recorder(fork_point& f, int ranks) : f_(f), ranks_(ranks) {}
+  void grads_ready(int64_t step, int rank, replica& rep) override {
+    if (rank == 0) f_.history.emplace_back(size_t(ranks_));
+    training_step& v = f_.history.back()[size_t(rank)];
+    v.rank = rank, v.step = step, v.layout = &f_.layout;
+    for (const auto& t : rep.params.tensors) {
+      const auto g = t.grad().contiguous();
+      v.grads.insert(v.grads.end(), g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+    }
+  }
+
+ private:
+  fork_point& f_;
+  int ranks_;
+};
+
+std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64_t warmup, std::optional<seed_policy> policy) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const fork_point>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  const std::string key = config_path + "#" + std::to_string(warmup);
+  const std::string key = config_path + "#" + std::to_string(warmup) + "#" + (policy ? seed_policy_name(*policy) : "config");
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   auto f = std::make_shared<fork_point>();
   f->config = parse_train_config(read_json_file(config_path), config_path,
                                  std::filesystem::path(config_path).parent_path().string());
+  if (policy) f->config.dp.policy = *policy;
   f->data = load_train_data(f->config);
   dp_trainer t(f->config.model, f->config.optim, f->config.dp, &f->data.train);
   t.start_from(pretrained_start(f->config));
-  for (int64_t s = 0; s < warmup; ++s) t.step();
+  history_recorder rec(*f, f->config.dp.ranks);
+  for (int64_t s = 0; s < warmup; ++s) {
+    const step_record r = t.step(&rec);
+    for (size_t k = 0; k < r.loss.size(); ++k) f->history.back()[k].loss = r.loss[k];
+  }
   f->start = t.replicas()[0].clone();
   const auto& p = f->start.params;
   for (size_t i = 0; i < p.tensors.size(); ++i) {
@@ -71,15 +97,16 @@ std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64
     f->layout.shapes.push_back(p.tensors[i].sizes().vec());
     f->layout.numel += p.tensors[i].numel();
   }
+  f->layout.linears = linear_names(f->config.model);
   cache[key] = f;
   return f;
 }
 
-class training_runner final : public episode_runner, public step_observer {
+class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed)
-      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup)),
-        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)) {
+  training_runner(const cell& c, uint64_t seed, bool record_gemms)
+      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, g_.policy)),
+        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -88,7 +115,7 @@ class training_runner final : public episode_runner, public step_observer {
   uint64_t begin(trial_kind kind, uint64_t trial) override {
     torch::set_num_threads(1);  // ATen's reductions depend on the thread count
     const uint64_t group = kind == trial_kind::faulty ? trial / uint64_t(g_.per_twin) : trial;
-    dp_ = fork_->config.dp;
+    dp_ = fork_->config.dp;  // with the cell's seed policy
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
@@ -97,6 +124,14 @@ class training_runner final : public episode_runner, public step_observer {
     losses_.clear();
     data_id_ = (kind == trial_kind::faulty ? 0 : (1ull << 62)) + group;
     return data_id_;
+  }
+  std::vector<std::vector<const step_view*>> history() override {
+    std::vector<std::vector<const step_view*>> h;
+    for (const auto& step : fork_->history) {
+      h.emplace_back();
+      for (const auto& v : step) h.back().push_back(&v);
+    }
+    return h;
   }
   bool injects_in_step() const override { return true; }
   double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
@@ -122,7 +157,26 @@ class training_runner final : public episode_runner, public step_observer {
 
   // step_observer: the site first, then copy the rank's gradients for the detectors.
   void step_begins(int64_t s, int r, replica& rep) override { sites_.step_begins(s, r, rep); }
-  gemm_hook* gemm_hook_for(int64_t s, int r) override { return sites_.gemm_hook_for(s, r); }
+  gemm_hook* gemm_hook_for(int64_t s, int r) override {
+    site_hook_ = sites_.gemm_hook_for(s, r);
+    if (!record_gemms_) return site_hook_;
+    hook_rank_ = r;
+    views_[size_t(r)].gemms.clear();
+    return this;
+  }
+  // gemm_hook: the site's fault first, then the GEMM as the layer goes on with it.
+  void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
+    if (site_hook_) site_hook_->after_gemm(linear, pass, a, b, out);
+    gemm_record g;
+    g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
+    g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
+    auto copy = [](const torch::Tensor& t, std::vector<float>& to) {
+      const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
+      to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+    };
+    copy(a, g.a), copy(b, g.b), copy(out, g.c);
+    views_[size_t(hook_rank_)].gemms.push_back(std::move(g));
+  }
   void grads_ready(int64_t s, int r, replica& rep) override {
     sites_.grads_ready(s, r, rep);
     auto& g = views_[size_t(r)].grads;
@@ -146,6 +200,9 @@ class training_runner final : public episode_runner, public step_observer {
   std::unique_ptr<dp_trainer> trainer_;
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
+  bool record_gemms_;
+  gemm_hook* site_hook_ = nullptr;
+  int hook_rank_ = 0;
   // The clean twin of the current data group.
   uint64_t twin_id_ = ~0ull;
   std::vector<double> twin_losses_;
@@ -211,8 +268,10 @@ episode_truth training_runner::truth() {
 
 }  // namespace
 
-std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed) {
-  return std::make_unique<training_runner>(c, seed);
+std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
+  bool gemms = false;
+  for (const auto& n : needs) gemms |= n.value("gemms", false);
+  return std::make_unique<training_runner>(c, seed, gemms);
 }
 
 }  // namespace sdc::train

@@ -4,6 +4,7 @@
 // inside the step, then compares it with its clean twin for the ground truth.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/campaign/workload.hpp"
@@ -22,12 +23,13 @@ struct training_cell {
   step_schedule when;
   int rank = 1;
   double q = 1e-3;
+  std::optional<seed_policy> policy;  // 002's setting; none: the configuration's
 };
 
 // `v` as written in a suite, relative to the suite's folder `dir`.
 std::string resolve_config(const std::string& v, const std::string& dir);
 training_cell parse_training_cell(const cell& c);
 train_config load_config(const training_cell& g);
-std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed);
+std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs);
 
 }  // namespace sdc::train

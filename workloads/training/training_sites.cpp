@@ -107,7 +107,7 @@ gemm_hook* site_injector::gemm_hook_for(int64_t, int rank) {
   return inj_ && s_.in_gemm() && inj_->fires(rank) ? this : nullptr;
 }
 
-void site_injector::after_gemm(int linear, gemm_pass pass, torch::Tensor& out) {
+void site_injector::after_gemm(int linear, gemm_pass pass, const torch::Tensor&, const torch::Tensor&, torch::Tensor& out) {
   const bool layer = layer_ < 0 || linear == layer_;  // layer_ < 0: gemm:all
   if (!layer) return;
   if (s_.k == fault_site::kind::act && pass == gemm_pass::forward) apply(out);

@@ -57,7 +57,7 @@ class site_injector final : public step_observer, public gemm_hook {
   void arm(step_injector* inj) { inj_ = inj; }
   void step_begins(int64_t step, int rank, replica& r) override;
   gemm_hook* gemm_hook_for(int64_t step, int rank) override;
-  void after_gemm(int linear, gemm_pass pass, torch::Tensor& out) override;
+  void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override;
   void grads_ready(int64_t step, int rank, replica& r) override;
   void reduced(int64_t step, int rank, torch::Tensor& bucket) override;
 

@@ -51,6 +51,8 @@ class training_workload final : public workload {
            return fmt::format("{}", q);
          })},
         {"faults_per_twin", "faulty episodes that share their data and one clean twin run", {"4"}, integer("faults_per_twin", 1)},
+        {"seed_policy", "002's per-rank seeds: S1-1 (all one), S1-2 (rank 0 another), S1-3 (each its own), or config", {"config"},
+         simple([](const std::string& v) { return v == "config" ? v : std::string(seed_policy_name(parse_seed_policy(v))); })},
     };
   }
   std::string name() const override { return "training"; }
@@ -87,8 +89,8 @@ class training_workload final : public workload {
     p.rank = g.rank;
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
-    return make_training_runner(c, seed);
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) const override {
+    return make_training_runner(c, seed, needs);
   }
 
  private:

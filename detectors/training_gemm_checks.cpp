@@ -1,0 +1,131 @@
+// GEMM checks on the linear layers of a training step: every GEMM (forward and
+// both backward) of a rank, as the model's gemm hook saw it after any fault
+// (training_view.hpp, gemm_record), so kernel-level and statistical detectors
+// meet on the same faults.
+//   matmul_checksum   003's CheckSum (matmul_checksum.hpp) on every step, not
+//                     only after a strike-out: the upper bound of what the
+//                     combined scheme's CheckSum can find. bf16 GEMMs only,
+//                     as the originals, unless bf16_only = false.
+//   gemm_<name>       001's checks of the GEMM family (gemm_vabft, gemm_aabft,
+//                     gemm_abft, ...: every GEMM detector, with its own
+//                     parameters; `sdcbench list detectors`), each GEMM checked as a GEMM cell of its
+//                     format (bf16 under mixed precision, else fp32) would be,
+//                     the weight side encoded afresh (weights change every step).
+// A rank is flagged when any of its GEMMs fails; per_rank() blames it. Score:
+// the largest per-GEMM score. Metrics: GEMMs checked and failed.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "detectors/gemm_detector.hpp"
+#include "detectors/matmul_checksum.hpp"
+#include "detectors/training_detectors.hpp"
+#include "harness/errors.hpp"
+
+namespace sdc {
+namespace {
+
+std::vector<const detector_info*> all_gemm_detectors() {
+  std::vector<const detector_info*> out;
+  for (const auto* d : all_detectors())
+    if (d->workload == "gemm" && !d->recorder) out.push_back(d);
+  return out;
+}
+
+bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
+// The frame: every GEMM of the step through one check.
+class gemm_checks : public training_detector {
+ public:
+  nlohmann::json needs() const override { return {{"gemms", true}}; }
+  verdict check(const training_step& s) override {
+    verdict out;
+    out.score = 0;
+    double checked = 0, failed = 0;
+    for (const auto& g : s.gemms) {
+      if (!wants(g)) continue;
+      const verdict v = check_gemm(g);
+      ++checked, failed += v.flagged;
+      out.flagged |= v.flagged;
+      if (higher(v.score, out.score)) out.score = v.score;
+    }
+    out.metrics = {{"gemms_checked", checked}, {"gemms_failed", failed}};
+    return out;
+  }
+
+ protected:
+  virtual bool wants(const gemm_record&) const { return true; }
+  virtual verdict check_gemm(const gemm_record& g) = 0;
+};
+
+class checksum_check final : public gemm_checks {
+ public:
+  checksum_check(checksum_variant v, bool bf16_only) : v_(v), bf16_only_(bf16_only) {}
+
+ private:
+  bool wants(const gemm_record& g) const override { return g.bf16 || !bf16_only_; }
+  verdict check_gemm(const gemm_record& g) override {
+    const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, v_);
+    return {c.failed, c.worst_ratio};
+  }
+  checksum_variant v_;
+  bool bf16_only_;
+};
+
+// One of 001's GEMM detectors, one instance per format.
+class gemm_family_check final : public gemm_checks {
+ public:
+  gemm_family_check(const detector_info* info, nlohmann::json params) : info_(info), params_(std::move(params)) {}
+
+ private:
+  verdict check_gemm(const gemm_record& g) override {
+    const format& f = g.bf16 ? bf16() : fp32();
+    auto& det = g.bf16 ? bf16_ : fp32_;
+    if (!det) {
+      const detector_params p(params_, &f);
+      det = detector_cast<gemm_detector>(info_->make(p, {&f, &f, nlohmann::json::object()}), info_->name, "gemm");
+    }
+    gemm_data<float> d;
+    d.dtype = d.out_fmt = &f;
+    d.shape = {g.m, g.n, g.k};
+    d.order.k = accumulation_order::kind::openblas;  // libtorch's CPU GEMM
+    d.A = g.a.data(), d.B = g.b.data(), d.C = d.acc = g.c.data();
+    det->encode(d);
+    return det->verify(d);
+  }
+  const detector_info* info_;
+  nlohmann::json params_;
+  std::unique_ptr<gemm_detector> bf16_, fp32_;
+};
+
+using T = param_spec::type;
+SDCBENCH_REGISTER_DETECTOR({"training", "matmul_checksum",
+                            "003's bf16 matmul CheckSum on every GEMM of every step (not only after a strike-out); blames the "
+                            "rank whose GEMM fails",
+                            {{"variant", T::choice, "mindspore", "mindspore (the bound as is) or torch_npu (x5, recompute)",
+                              {"mindspore", "torch_npu"}},
+                             {"bf16_only", T::boolean, true, "check bf16 GEMMs only, as the originals", {}}},
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<checksum_check>(
+                                  p.choice("variant") == "torch_npu" ? checksum_variant::torch_npu : checksum_variant::mindspore,
+                                  p.boolean("bf16_only"));
+                            }});
+
+// gemm_<name> for every GEMM detector, with its parameters: registered late,
+// when the GEMM family's entries exist.
+const bool registered = register_detector_late([] {
+  for (const detector_info* info : all_gemm_detectors()) {
+    detector_info t = *info;
+    t.workload = "training";
+    t.name = "gemm_" + info->name;
+    t.summary = "001's GEMM check on every GEMM of the rank's linear layers: " + info->summary;
+    t.recorder = false, t.closed_forms = {}, t.make_episode = {};
+    t.make = [info](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+      return std::make_unique<gemm_family_check>(info, p.json());
+    };
+    register_detector(std::move(t));
+  }
+});
+
+}  // namespace
+}  // namespace sdc
