@@ -12,6 +12,7 @@
 
 #include "harness/campaign/engine.hpp"
 #include "harness/cli/stat_command.hpp"
+#include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/errors.hpp"
@@ -155,8 +156,15 @@ int main(int argc, char** argv) {
   std::string stat_name, stat_file;
   sdc::stat_options stat_opt;
   auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
-  stat->add_option("NAME", stat_name, "folding, w1, folding_w1, robust_z, dip, silverman, uu_test")->required();
-  stat->add_option("FILE", stat_file, "values (e.g. log gradient norms)")->required();
+  stat->add_option("NAME", stat_name,
+                   "folding, w1, folding_w1, robust_z, dip, silverman, uu_test; feature_value (003: one value per step); "
+                   "consistency (002: --losses, --grads)")->required();
+  stat->add_option("FILE", stat_file, "values (e.g. log gradient norms; feature values)");
+  std::vector<std::string> stat_params;
+  std::string stat_losses, stat_grads;
+  auto* o_param = stat->add_option("--param", stat_params, "feature_value: K=V (upper_thresh1, upper_thresh2, cooldown, strikes_num, strikes_window, seconds_per_step)");
+  auto* o_losses = stat->add_option("--losses", stat_losses, "consistency: one loss per rank (.npy or text)");
+  auto* o_grads = stat->add_option("--grads", stat_grads, "consistency: ranks x P .npy of pre-all-reduce gradients");
   double stat_tau = 0, stat_alpha = 0;
   int64_t stat_B = 0, stat_seed = 0;
   auto* o_tau = stat->add_option("--tau", stat_tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau; default 5)");
@@ -261,6 +269,29 @@ int main(int argc, char** argv) {
     }
     if (*list) return cmd_list(list_what);
     if (*train) return sdc::run_train(tr);
+    if (*stat && stat_name == "consistency") {
+      if (!stat_file.empty() || o_param->count() || o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
+        throw sdc::input_error("stat consistency", "options", "takes --losses L and --grads G only");
+      if (!o_losses->count() || !o_grads->count()) throw sdc::input_error("stat consistency", "options", "expected --losses L and --grads G");
+      std::cout << sdc::run_consistency_stat(stat_losses, stat_grads).dump(1) << "\n";
+      return 0;
+    }
+    if (*stat && (o_losses->count() || o_grads->count()))
+      throw sdc::input_error("stat " + stat_name, "--losses/--grads", "only `stat consistency` takes them");
+    if (*stat && stat_file.empty()) throw sdc::input_error("stat " + stat_name, "FILE", "expected a file of values");
+    if (*stat && stat_name == "feature_value") {
+      if (o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
+        throw sdc::input_error("stat feature_value", "options", "takes --param K=V only");
+      std::map<std::string, std::string> kv;
+      for (const auto& p : stat_params) {
+        const auto eq = p.find('=');
+        if (eq == std::string::npos || eq == 0) throw sdc::input_error("--param", p, "expected K=V");
+        kv[p.substr(0, eq)] = p.substr(eq + 1);
+      }
+      std::cout << sdc::run_feature_value_stat(stat_file, kv).dump(1) << "\n";
+      return 0;
+    }
+    if (*stat && o_param->count()) throw sdc::input_error("stat " + stat_name, "--param", "only `stat feature_value` takes it");
     if (*stat) {
       if (o_tau->count()) stat_opt.tau = stat_tau;
       if (o_alpha->count()) stat_opt.alpha = stat_alpha;
