@@ -2,18 +2,21 @@
 // at once, as the public torch_npu `asd` and MindSpore `silent_detect` run it:
 //   each rank, every `grad_sample_interval` steps, samples one parameter
 //   gradient before the all-reduce (round-robin over the parameters, or the
-//   one named by `tensor`), takes v = max g^2 and runs it through that
-//   tensor's feature_value_state (silent_check.hpp); an alarm goes to the
+//   one named by `tensor`; `tensor` = all, our variant, takes every parameter
+//   at once), takes v = max g^2 and runs it through that tensor's
+//   feature_value_state (silent_check.hpp); an alarm goes to the
 //   rank's strike_counter on a simulated clock (`seconds_per_step`; the
 //   originals' cooldown and window are minutes of wall time);
-//   with_checksum = false: a strike-out flags the episode and blames its rank;
+//   with_checksum = false: a strike-out flags the episode and blames its rank
+//     (flag_on = alarm: any alarm does, the check without the strike policy);
 //   with_checksum = true: a strike-out (unless a CheckSum ran within
 //     `checksum_cooldown`) starts the CheckSum on every rank for `cooldown`
 //     minutes, from the next step on; it checks each bf16 GEMM
 //     (matmul_checksum.hpp, `variant`) and blames the rank whose GEMM fails.
 // Score: max over ranks of v / T_1 at the step (1 during warm-up).
-// Metrics: the first strike (step, rank, value, tensor), CheckSum steps run and
-// the rank it blamed, alarms raised and counted.
+// Metrics: the episode's first strike (step, rank, value, tensor; -1 when
+// none), CheckSum steps run and the rank it blamed, alarms raised and counted
+// (the history before the fork included).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,6 +41,7 @@ struct fv_config {
   std::string tensor = "round_robin";
   double seconds_per_step = 1, checksum_cooldown = 180 * 60;
   bool with_checksum = false;
+  bool flag_on_alarm = false;
   checksum_variant variant = checksum_variant::mindspore;
 };
 
@@ -47,19 +51,19 @@ class feature_value_detector final : public episode_detector {
   void reset(const episode_context& e) override {
     states_.assign(size_t(e.ranks), {});
     strikes_.assign(size_t(e.ranks), strike_counter(c_.strikes));
-    step_ = 0, checksum_until_ = -1, checksum_started_ = -1e300;
+    step_ = -e.history, checksum_until_ = -1e300, checksum_started_ = -1e300;  // history steps count from -history
     metrics_ = {{"strike_step", -1}, {"strike_rank", -1}, {"strike_value", k_nan}, {"strike_tensor", -1},
                 {"checksum_steps", 0}, {"checksum_rank", -1}, {"alarms", 0}, {"strikes", 0}};
   }
   nlohmann::json needs() const override { return {{"gemms", c_.with_checksum}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
-    const int64_t k = step_++;
+    const int64_t k = step_++;  // the episode's step (negative: the history before it)
     const double now = double(k) * c_.seconds_per_step;
     verdict out;
     out.score = 0;
-    if (c_.with_checksum && k > 0 && now <= checksum_until_) run_checksum(views, k, out);
-    if (k % c_.interval == 0)
+    if (c_.with_checksum && now > checksum_started_ && now <= checksum_until_) run_checksum(views, k, out);
+    if (((k % c_.interval) + c_.interval) % c_.interval == 0)
       for (size_t r = 0; r < views.size(); ++r) sample(view_cast<training_step>(*views[r], "training"), int(r), k, now, out);
     out.metrics = metrics_;
     return out;
@@ -75,13 +79,15 @@ class feature_value_detector final : public episode_detector {
 
   void sample(const training_step& s, int rank, int64_t k, double now, verdict& out) {
     const auto& L = *s.layout;
-    int64_t t = L.names.size() ? (k / c_.interval) % int64_t(L.names.size()) : 0;
-    if (c_.tensor != "round_robin")
-      t = std::find(L.names.begin(), L.names.end(), c_.tensor) - L.names.begin();
-    if (t >= int64_t(L.names.size())) throw value_error("feature_value: tensor '" + c_.tensor + "' is no parameter of the model");
-    const int64_t end = size_t(t) + 1 < L.offsets.size() ? L.offsets[size_t(t) + 1] : L.numel;
+    const int64_t n = int64_t(L.names.size()), slot = k / c_.interval - (k % c_.interval != 0 && k < 0);
+    int64_t t = ((slot % n) + n) % n;  // round-robin, continued through the history
+    if (c_.tensor == "all") t = -1;      // our variant: every parameter at once, one state
+    else if (c_.tensor != "round_robin") t = std::find(L.names.begin(), L.names.end(), c_.tensor) - L.names.begin();
+    if (t >= n) throw value_error("feature_value: tensor '" + c_.tensor + "' is no parameter of the model");
+    const int64_t begin = t < 0 ? 0 : L.offsets[size_t(t)];
+    const int64_t end = t < 0 || size_t(t) + 1 >= L.offsets.size() ? L.numel : L.offsets[size_t(t) + 1];
     double v = 0;
-    for (int64_t i = L.offsets[size_t(t)]; i < end; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       const double g = s.grads[size_t(i)];
       v = std::isnan(g) ? g : (std::isnan(v) ? v : std::fmax(v, g * g));  // NaN wins, as a max over the tensor does
     }
@@ -92,15 +98,17 @@ class feature_value_detector final : public episode_detector {
     if (std::isnan(ratio) || (!std::isnan(out.score) && ratio > out.score)) out.score = ratio;
     if (!st.alarm) return;
     metric("alarms") += 1;
+    if (c_.flag_on_alarm && !out.flagged) out.flagged = true, out.rank = rank;
     const strike_result sr = strikes_[size_t(rank)].alarm(now);
     metric("strikes") += sr.counted;
     if (!sr.struck_out) return;
-    if (metric("strike_step") < 0)
+    if (metric("strike_step") < 0 && k >= 0)
       metric("strike_step") = double(k), metric("strike_rank") = rank, metric("strike_value") = v, metric("strike_tensor") = double(t);
     if (!c_.with_checksum) {
       if (!out.flagged) out.flagged = true, out.rank = rank;
       return;
     }
+    if (c_.flag_on_alarm) return;  // (refused at construction: the CheckSum is what a strike-out starts)
     if (now - checksum_started_ >= c_.checksum_cooldown && now > checksum_until_)
       checksum_started_ = now, checksum_until_ = now + c_.strikes.cooldown;
   }
@@ -122,7 +130,7 @@ class feature_value_detector final : public episode_detector {
   std::vector<std::map<int64_t, feature_value_state>> states_;  // per rank, per sampled tensor
   std::vector<strike_counter> strikes_;
   int64_t step_ = 0;
-  double checksum_until_ = -1, checksum_started_ = -1e300;
+  double checksum_until_ = -1e300, checksum_started_ = -1e300;
   std::vector<std::pair<std::string, double>> metrics_;
 };
 
@@ -137,6 +145,9 @@ fv_config parse_config(const detector_params& p) {
   c.checksum_cooldown = p.number("checksum_cooldown") * 60;
   c.with_checksum = p.boolean("with_checksum");
   c.variant = p.choice("variant") == "torch_npu" ? checksum_variant::torch_npu : checksum_variant::mindspore;
+  c.flag_on_alarm = p.choice("flag_on") == "alarm";
+  if (c.flag_on_alarm && c.with_checksum)
+    throw value_error("feature_value: flag_on = alarm scores the check itself; with_checksum needs flag_on = strike_out");
   for (const std::string& why : {c.fv.invalid(), c.strikes.invalid()})
     if (!why.empty()) throw value_error("feature_value: " + why);
   if (c.interval < 1) throw value_error(fmt::format("feature_value: grad_sample_interval: expected an integer >= 1; got {}", c.interval));
@@ -154,7 +165,7 @@ SDCBENCH_REGISTER_DETECTOR({"training", "feature_value",
                             {{"upper_thresh1", T::number, 1e6, "alpha_1: the alarm threshold over the average", {}},
                              {"upper_thresh2", T::number, 100.0, "alpha_2: values above it stay out of the average", {}},
                              {"grad_sample_interval", T::integer, 10, "steps between samples", {}},
-                             {"tensor", T::text, "round_robin", "round_robin over the parameters, or one parameter's name", {}},
+                             {"tensor", T::text, "round_robin", "round_robin over the parameters (the originals), one parameter's name, or all (every parameter at once: not in the originals)", {}},
                              {"cooldown", T::number, 5.0, "minutes between counted alarms; the CheckSum's run time", {}},
                              {"strikes_num", T::integer, 3, "counted alarms that strike out", {}},
                              {"strikes_window", T::number, 480.0, "minutes the strikes must fall within", {}},
@@ -162,7 +173,9 @@ SDCBENCH_REGISTER_DETECTOR({"training", "feature_value",
                              {"with_checksum", T::boolean, false, "a strike-out starts the CheckSum, which blames the rank", {}},
                              {"variant", T::choice, "mindspore", "CheckSum bound: mindspore (as is) or torch_npu (x5, recompute)",
                               {"mindspore", "torch_npu"}},
-                             {"seconds_per_step", T::number, 1.0, "the simulated clock: seconds a training step takes", {}}},
+                             {"seconds_per_step", T::number, 1.0, "the simulated clock: seconds a training step takes", {}},
+                             {"flag_on", T::choice, "strike_out", "strike_out (the originals' action) or alarm (the check alone)",
+                              {"strike_out", "alarm"}}},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               throw std::logic_error("feature_value sees every rank at once: use make_episode");
                             },

@@ -51,6 +51,8 @@ struct episode_context {
   // a detector may keep what is a pure function of that data (checksums of B)
   // across episodes with the same id, never its verdict state.
   uint64_t data_id = 0;
+  // Steps of history (workload.hpp, episode_runner::history) shown before step 0.
+  int64_t history = 0;
 };
 
 // One rank's view of one step. Workloads derive their view types from it

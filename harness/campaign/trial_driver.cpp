@@ -24,8 +24,10 @@ class plan_injector final : public step_injector {
   plan_injector(const fault_plan& p, bool fires, std::function<rng()> stream)
       : plan_(p), fires_(fires), make_(std::move(stream)) {}
   bool fires(int rank) const override { return fires_ && rank == plan_.rank; }
+  // Each call stands alone: a call that cannot apply (a directed flip with no
+  // element in its source state) injects nothing and marks the step.
   bool apply(fault_target& t) override {
-    if (!fires_ || skipped_) return false;
+    if (!fires_) return false;
     rng& g_ = stream();
     std::vector<injection_record> recs;
     if (plan_.spec.site.k == site_rule::kind::max_abs) {
@@ -111,10 +113,12 @@ trial_driver::~trial_driver() = default;
 episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
   episode_result r;
   const bool faulty = kind == trial_kind::faulty;
-  const episode_context ctx{kind, trial, shape_.ranks, shape_.steps, runner_->begin(kind, trial)};
+  episode_context ctx{kind, trial, shape_.ranks, shape_.steps, runner_->begin(kind, trial)};
+  const auto history = runner_->history();
+  ctx.history = int64_t(history.size());
   for (auto& d : detectors_) d->reset(ctx);
   for (auto& d : recorders_) d->reset(ctx);
-  for (const auto& views : runner_->history())
+  for (const auto& views : history)
     for (auto& d : detectors_) d->observe(views);  // warm-up on the run so far: untimed, never scored
   r.detectors.resize(detectors_.size());
   std::vector<verdict> deciding(detectors_.size());
@@ -134,7 +138,10 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     if (ks >= 0) r.kernel_seconds += ks, r.kernel_ran = true;
     if (fires && !runner_->injects_in_step() && inj.apply(runner_->target(step, plan_.rank)))
       runner_->faulted(step, plan_.rank, inj.records());
-    if (inj.skipped()) {
+    // A plan that could not apply is skipped, unless it already injected in
+    // this episode: a later firing of a cycle on data the first one made NaN
+    // (no exponent bit left to set) is a no-op, not a reason to drop the episode.
+    if (inj.skipped() && first_fault < 0 && inj.records().empty()) {
       r.skipped = true, r.skip_reason = inj.skip_reason();
       runner_->end();
       return r;

@@ -1,5 +1,7 @@
 #include "harness/results/report.hpp"
 
+#include "harness/results/recording_summary.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -318,7 +320,8 @@ std::string show_table(const json& r) {
   out += t.render();
   if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
   if (r.contains("recordings") && !r["recordings"].empty())
-    out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size());
+    out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size()) +
+           recording_summary_table(r);
   if (su["reproduces"].is_object() && su["reproduces"].contains("pool_over")) {
     std::vector<std::string> pooled;
     for (const auto& p : su["reproduces"]["pool_over"]) pooled.push_back(p.get<std::string>());

@@ -164,9 +164,17 @@ class training_runner final : public episode_runner, public step_observer, publi
     views_[size_t(r)].gemms.clear();
     return this;
   }
-  // gemm_hook: the site's fault first, then the GEMM as the layer goes on with it.
+  // gemm_hook. A defective GEMM (gemm:) corrupts its own output: the record
+  // holds it. act: and actgrad: faults land after the GEMM, as MindSpore's
+  // injection operator after a MatMul does: the GEMM's own output, which a
+  // GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
-    if (site_hook_) site_hook_->after_gemm(linear, pass, a, b, out);
+    const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
+    if (site_hook_ && !after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
+    record(linear, pass, a, b, out);
+    if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
+  }
+  void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) {
     gemm_record g;
     g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
     g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);

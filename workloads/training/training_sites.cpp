@@ -39,12 +39,12 @@ fault_site parse_fault_site(const std::string& text) {
       return s;
     }
   }
-  throw value_error("expected weight:PARAM, adam_m:PARAM, adam_v:PARAM, grad:PARAM, bucket, act:LAYER, actgrad:LAYER, "
-                    "gemm:LAYER or gemm:all; got '" + text + "'");
+  throw value_error("expected weight:PARAM, adam_m:PARAM, adam_v:PARAM, grad:PARAM (PARAM = all: every parameter as one), "
+                    "bucket, act:LAYER, actgrad:LAYER, gemm:LAYER or gemm:all; got '" + text + "'");
 }
 
 std::string check_site(const fault_site& s, const model_config& m) {
-  if (s.k == fault_site::kind::bucket || (s.k == fault_site::kind::gemm && s.name == "all")) return "";
+  if (s.k == fault_site::kind::bucket || s.name == "all") return "";
   if (s.in_gemm()) {
     const auto names = linear_names(m);
     if (std::find(names.begin(), names.end(), s.name) != names.end()) return "";
@@ -96,11 +96,21 @@ void site_injector::apply(torch::Tensor t) {
   inj_->apply(target);
 }
 
+void site_injector::apply_to(const std::vector<torch::Tensor>& tensors) {
+  if (param_ >= 0) return apply(tensors[size_t(param_)]);
+  // NAME = all: every tensor as one vector, the element drawn over all of them.
+  torch::NoGradGuard ng;
+  std::vector<tensor_view> views;
+  for (const auto& t : tensors) views.push_back({&fp32(), t.data_ptr<float>(), 1, t.numel()});
+  tensor_list_target target(std::move(views));
+  inj_->apply(target);
+}
+
 void site_injector::step_begins(int64_t, int rank, replica& r) {
   if (!inj_ || !inj_->fires(rank)) return;
-  if (s_.k == fault_site::kind::weight) apply(r.params.tensors[size_t(param_)]);
-  if (s_.k == fault_site::kind::adam_m) apply(r.exp_avg[size_t(param_)]);
-  if (s_.k == fault_site::kind::adam_v) apply(r.exp_avg_sq[size_t(param_)]);
+  if (s_.k == fault_site::kind::weight) apply_to(r.params.tensors);
+  if (s_.k == fault_site::kind::adam_m) apply_to(r.exp_avg);
+  if (s_.k == fault_site::kind::adam_v) apply_to(r.exp_avg_sq);
 }
 
 gemm_hook* site_injector::gemm_hook_for(int64_t, int rank) {
@@ -116,7 +126,10 @@ void site_injector::after_gemm(int linear, gemm_pass pass, const torch::Tensor&,
 }
 
 void site_injector::grads_ready(int64_t, int rank, replica& r) {
-  if (inj_ && s_.k == fault_site::kind::grad && inj_->fires(rank)) apply(r.params.tensors[size_t(param_)].mutable_grad());
+  if (!inj_ || s_.k != fault_site::kind::grad || !inj_->fires(rank)) return;
+  std::vector<torch::Tensor> grads;
+  for (auto& t : r.params.tensors) grads.push_back(t.mutable_grad());
+  apply_to(grads);
 }
 
 void site_injector::reduced(int64_t, int rank, torch::Tensor& bucket) {

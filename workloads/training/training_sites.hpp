@@ -1,6 +1,7 @@
 // Where a fault goes in a training step, and the step_observer that puts it
 // there at the moment the site's tensor exists:
-//   weight:NAME    a parameter of the rank's replica, before the step (000 section 5.1's model dump)
+//   weight:NAME    a parameter of the rank's replica, before the step (000 section 5.1's model dump);
+//                  NAME = all (weight, adam_m, adam_v, grad): every parameter as one, the element drawn over all
 //   adam_m:NAME    AdamW's first moment of NAME, before the step
 //   adam_v:NAME    its second moment
 //   grad:NAME      NAME's gradient on the rank, before the all-reduce
@@ -63,6 +64,7 @@ class site_injector final : public step_observer, public gemm_hook {
 
  private:
   void apply(torch::Tensor t);
+  void apply_to(const std::vector<torch::Tensor>& tensors);  // the named one, or all as one
   fault_site s_;
   int64_t param_ = -1, layer_ = -1;  // index of the named parameter / linear layer
   double q_;

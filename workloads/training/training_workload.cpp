@@ -33,7 +33,7 @@ class training_workload final : public workload {
          }},
         {"warmup_steps", "fine-tuning steps from the pretrained model to the checkpoint every episode forks from", {"20"}, integer("warmup_steps", 0)},
         {"steps", "steps per episode (K)", {"8"}, integer("steps", 1)},
-        {"site", "weight:P, adam_m:P, adam_v:P, grad:P, bucket, act:L, actgrad:L, gemm:L, gemm:all", {"grad:blocks.0.mlp.fc1.weight"},
+        {"site", "weight:P, adam_m:P, adam_v:P, grad:P (P = all: every parameter), bucket, act:L, actgrad:L, gemm:L, gemm:all", {"grad:blocks.0.mlp.fc1.weight"},
          simple([](const std::string& v) { return parse_fault_site(v).text(); })},
         {"fault", "fault model (sdcbench list faults)", {"bitflip"}, simple([](const std::string& v) { return parse_fault_model(v).text(); })},
         {"bit", "bit(s) for bit models, or none", {"exp1"}, simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
