@@ -113,7 +113,7 @@ TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
   for (const char* buckets : {"fp32", "bf16"}) {
     SCOPED_TRACE(buckets);
     const std::string common = std::string(R"("model": {"layers": 1, "width": 32, "heads": 2, "seq": 96, "dropout": 0.1},
-      "ranks": 4, "micro_batch": 2, "steps": 4, "examples": 100, "eval_examples": 8, "tensor_norms": true,
+      "ranks": 4, "micro_batch": 2, "steps": 4, "examples": 100, "eval_examples": 8, "tensor_norms": true, "consistency": true,
       "seed_policy": "S1-3", "buckets": ")") + buckets + "\"";
     std::ofstream(dir + "/in.json") << "{" << common << R"(, "backend": "inprocess"})";
     std::ofstream(dir + "/mpi.json") << "{" << common << R"(, "backend": "mpi"})";
@@ -125,7 +125,9 @@ TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
     auto c = mpirun(4, "train " + dir + "/own.json --quiet --out " + dir + "/c.json");
     ASSERT_EQ(c.code, 0) << c.output;
     const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json"), jc = read_json(dir + "/c.json");
-    EXPECT_EQ(ja["records"], jb["records"]);
+    EXPECT_EQ(ja["records"], jb["records"]);  // 002's cosines too: the extra all-reduce of unit vectors
+    ASSERT_EQ(ja["records"][0]["cos_to_rest"].size(), 4u);
+    EXPECT_GT(ja["records"][0]["cos_mean"].get<double>(), -1);
     EXPECT_EQ(ja["final_params_sha256"], jb["final_params_sha256"]);
     EXPECT_EQ(ja["eval_response_loss"], jb["eval_response_loss"]);
     // MPI's own algorithm sums in its own order: the same run up to rounding.

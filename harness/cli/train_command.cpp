@@ -57,13 +57,14 @@ int run_train_job(const train_options& o) {
   json records = json::array();
   double first_mean = 0, last_mean = 0;
   for (int64_t s = 0; s < c.steps; ++s) {
-    const train::step_record r = t.step(nullptr, c.tensor_norms);
+    const train::step_record r = t.step(nullptr, c.tensor_norms, c.consistency);
     double mean = 0;
     for (double l : r.loss) mean += l / double(r.loss.size());
     if (s == 0) first_mean = mean;
     last_mean = mean;
     json j = {{"step", r.step}, {"lr", r.lr}, {"loss", r.loss}, {"grad_norm", r.grad_norm}};
     if (c.tensor_norms) j["tensor_norms"] = r.tensor_norms;
+    if (c.consistency) j["cos_mean"] = r.cos_mean, j["cos_to_rest"] = r.cos_to_rest;
     records.push_back(std::move(j));
     if (lead && !o.quiet && (s % std::max<int64_t>(1, c.steps / 10) == 0 || s + 1 == c.steps))
       std::cout << fmt::format("step {:>5}  lr {:.2e}  mean loss {:.4f}  ranks [{:.4f}]\n", r.step, r.lr, mean, fmt::join(r.loss, ", "));

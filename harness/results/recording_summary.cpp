@@ -1,5 +1,7 @@
 #include "harness/results/recording_summary.hpp"
 
+#include "harness/results/text_table.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -50,22 +52,11 @@ std::string recording_summary_table(const json& r) {
     }
   }
   if (rows.empty()) return "";
-  std::vector<std::string> head = axes;
-  for (const char* h : {"recorder", "metric (per step, over ranks)", "clean p50", "clean p90", "faulty p50", "faulty p90"}) head.push_back(h);
-  std::vector<size_t> w(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    w[c] = head[c].size();
-    for (const auto& row : rows) w[c] = std::max(w[c], row[c].size());
-  }
-  std::string out = "\nover each episode's steps: median (p50) and 90th percentile (p90), mean over episodes\n";
-  auto line = [&](const std::vector<std::string>& row) {
-    for (size_t c = 0; c < row.size(); ++c) out += fmt::format("{:<{}}{}", row[c], w[c], c + 1 < row.size() ? "  " : "\n");
-  };
-  line(head);
-  std::vector<std::string> rule;
-  for (size_t c = 0; c < head.size(); ++c) rule.push_back(std::string(w[c], '-'));
-  line(rule);
-  for (const auto& row : rows) line(row);
+  text_table t;
+  t.head = axes;
+  for (const char* h : {"recorder", "metric (per step, over ranks)", "clean p50", "clean p90", "faulty p50", "faulty p90"}) t.head.push_back(h);
+  t.rows = std::move(rows);
+  std::string out = "\nover each episode's steps: median (p50) and 90th percentile (p90), mean over episodes\n" + t.render();
   return out;
 }
 

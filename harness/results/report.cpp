@@ -1,6 +1,7 @@
 #include "harness/results/report.hpp"
 
 #include "harness/results/recording_summary.hpp"
+#include "harness/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -52,29 +53,7 @@ std::vector<std::string> varying_axes(const json& r) {
   return out;
 }
 
-struct table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-  std::string render() const {
-    std::vector<size_t> w(head.size());
-    for (size_t c = 0; c < head.size(); ++c) w[c] = head[c].size();
-    for (const auto& r : rows)
-      for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
-    std::string out;
-    auto line = [&](const std::vector<std::string>& r) {
-      std::string l;
-      for (size_t c = 0; c < r.size(); ++c) l += fmt::format("{:<{}}{}", r[c], w[c], c + 1 < r.size() ? "  " : "");
-      while (!l.empty() && l.back() == ' ') l.pop_back();
-      out += l + "\n";
-    };
-    line(head);
-    std::vector<std::string> rule;
-    for (size_t c = 0; c < head.size(); ++c) rule.push_back(std::string(w[c], '-'));
-    line(rule);
-    for (const auto& r : rows) line(r);
-    return out;
-  }
-};
+using table = text_table;
 
 // The measured value a published key names: "faulty.rate", "clean.rate",
 // "metrics.NAME" (the detector's, e.g. metrics.clean.tightness.mean) or

@@ -87,7 +87,8 @@ torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
       check(MPI_Allreduce(mine.data_ptr(), out.data_ptr(), n, MPI_UINT16_T, op, MPI_COMM_WORLD), "MPI_Allreduce");
       MPI_Op_free(&op);
     } else {
-      check(MPI_Allreduce(mine.data_ptr(), out.data_ptr(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+      const MPI_Datatype t = mine.scalar_type() == torch::kDouble ? MPI_DOUBLE : MPI_FLOAT;
+      check(MPI_Allreduce(mine.data_ptr(), out.data_ptr(), n, t, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
     }
     return out;
   }

@@ -182,12 +182,12 @@ dp_trainer::batch dp_trainer::batch_for(int rank, int64_t step) {
   return b;
 }
 
-step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
+step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consistency) {
   step_record rec;
   rec.step = step_;
   rec.lr = o_.lr_at(step_);
   const int R = d_.ranks;
-  std::vector<torch::Tensor> buckets;
+  std::vector<torch::Tensor> buckets, units;
   std::vector<double> loss, norm, tnorms;
   for (size_t i = 0; i < local_.size(); ++i) {
     const int r = local_[i];
@@ -205,6 +205,7 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
     loss.push_back(l.item<double>());
     torch::Tensor flat = flat_grads(rep.params);
     norm.push_back(flat.to(torch::kDouble).norm().item<double>());
+    if (consistency) units.push_back(flat.to(torch::kDouble) / norm.back());
     if (tensor_norms)
       for (const auto& t : rep.params.tensors) tnorms.push_back(t.grad().to(torch::kDouble).norm().item<double>());
     // DDP's hooks: allreduce_hook divides by the world size, then sums;
@@ -219,6 +220,17 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms) {
     unflatten_into_grads(rep.params, mine);
     if (o_.clip > 0) clip_grads(rep.params, o_.clip);
     adamw_step(rep, o_, rec.lr);
+  }
+  if (consistency) {  // 002: one extra all-reduce, of unit vectors, instead of gathering gradients
+    const torch::Tensor S = coll_->sum(units);
+    const double s2 = S.dot(S).item<double>();
+    std::vector<double> cos;
+    for (const auto& u : units) {
+      const double us = u.dot(S).item<double>();
+      cos.push_back((us - 1) / std::sqrt(std::fmax(s2 - 2 * us + 1, 0.0)));
+    }
+    rec.cos_mean = (s2 - double(R)) / (double(R) * double(R - 1));
+    rec.cos_to_rest = coll_->gather(cos, 1);
   }
   rec.loss = coll_->gather(loss, 1);
   rec.grad_norm = coll_->gather(norm, 1);

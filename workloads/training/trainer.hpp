@@ -64,6 +64,11 @@ struct step_record {
   std::vector<double> loss;        // per rank
   std::vector<double> grad_norm;   // per rank, before the all-reduce
   std::vector<std::vector<double>> tensor_norms;  // per rank, per parameter (when asked)
+  // 002's cosines (when asked), from one extra all-reduce of the ranks' unit
+  // gradients u_r = g_r / ||g_r|| (fp64): mean pairwise cosine (||S||^2 - R) /
+  // (R (R - 1)) and each rank's cosine to the sum of the others' unit vectors.
+  double cos_mean = 0;
+  std::vector<double> cos_to_rest;
 };
 
 class step_observer {
@@ -112,7 +117,7 @@ class dp_trainer {
   dp_trainer(model_config m, optim_config o, dp_config d, const dataset* data, collective* coll = nullptr);
   // Every rank starts from the same replica.
   void start_from(const replica& r);
-  step_record step(step_observer* obs = nullptr, bool tensor_norms = false);
+  step_record step(step_observer* obs = nullptr, bool tensor_norms = false, bool consistency = false);
   // This process's ranks' replicas (all of them in process), in local order.
   const std::vector<replica>& replicas() const { return ranks_; }
   std::vector<replica>& replicas() { return ranks_; }

@@ -138,6 +138,7 @@ train_config parse_train_config(const json& j, const std::string& file, const st
   c.examples = f.integer("examples", c.examples, 1);
   c.eval_examples = f.integer("eval_examples", c.eval_examples, 1);
   c.tensor_norms = f.boolean("tensor_norms", c.tensor_norms);
+  c.consistency = f.boolean("consistency", c.consistency);
   c.mpi = f.text("backend", "inprocess", {"inprocess", "mpi"}) == "mpi";
   c.ordered = f.text("reduction", "ordered", {"ordered", "mpi"}) == "ordered";
   if (!c.mpi && !c.ordered) f.fail("reduction", "ordered for backend inprocess (\"mpi\" is MPI's own algorithm)");

@@ -30,6 +30,7 @@ struct train_config {
   int64_t examples = 4000;          // generated examples
   int64_t eval_examples = 64;       // held out (generated with another seed, or the file's last ones)
   bool tensor_norms = false;        // per-parameter gradient norms in the records
+  bool consistency = false;         // 002's cosines in the records (one extra all-reduce per step)
   bool mpi = false;                 // backend: one MPI process per rank (else every rank in this process)
   bool ordered = true;              // reduction: in rank order (bit-identical across backends), else MPI's own
   std::string cache_dir;            // pretraining checkpoints; "" = $SDCBENCH_CACHE or ~/.cache/sdcbench

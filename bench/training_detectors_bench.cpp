@@ -1,0 +1,114 @@
+// What each training-level detector costs per training step (issue 12's goals:
+// <= 0.5 % of a step for 000's and 003's checks, <= 1 % for 002's metrics;
+// 000 measured 0.46 % on LLaMA2-7B), as ratios in one run (paired iterations:
+// bench/paired_timer.hpp): one in-process data-parallel step of 4 ranks
+// against each detector observing that step's 4 ranks (their gradients before
+// the all-reduce, as the campaign hands them over; the copy itself is the
+// harness's, not the detector's, and is not timed). The detectors do O(P)
+// work per rank and step while the step does O(tokens x P), so the ratio falls
+// with the tokens per rank: two model sizes show the trend. GEMM checks are
+// not here: they run over every GEMM's operands and the campaign's overhead
+// column times them. One thread.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <functional>
+#include <vector>
+
+#include "bench/paired_timer.hpp"
+#include "harness/campaign/trial_driver.hpp"
+#include "workloads/training/training_run.hpp"
+#include "workloads/training/training_view.hpp"
+
+namespace {
+
+using namespace sdc::train;
+constexpr int k_ranks = 4;
+
+struct size_case {
+  const char* name;
+  int layers, width, heads, seq, micro_batch;
+};
+constexpr size_case k_sizes[] = {{"smoke (2 layers, width 64, seq 128, micro-batch 4)", 2, 64, 4, 128, 4},
+                                 {"larger (4 layers, width 128, seq 256, micro-batch 8)", 4, 128, 4, 256, 8}};
+
+// Each rank's loss and gradients of the last step, as detectors see them.
+struct capture final : step_observer {
+  std::vector<sdc::training_step> views = std::vector<sdc::training_step>(k_ranks);
+  sdc::training_layout layout;
+  void grads_ready(int64_t step, int r, replica& rep) override {
+    auto& v = views[size_t(r)];
+    v.rank = r, v.step = step, v.layout = &layout, v.grads.clear();
+    if (layout.names.empty())
+      for (size_t i = 0; i < rep.params.tensors.size(); ++i) {
+        layout.names.push_back(rep.params.names[i]);
+        layout.offsets.push_back(layout.numel);
+        layout.shapes.push_back(rep.params.tensors[i].sizes().vec());
+        layout.numel += rep.params.tensors[i].numel();
+      }
+    for (const auto& t : rep.params.tensors) v.grads.insert(v.grads.end(), t.grad().data_ptr<float>(), t.grad().data_ptr<float>() + t.numel());
+  }
+};
+
+struct detector_case {
+  std::string label, name;
+  nlohmann::json params;
+};
+const std::vector<detector_case> k_detectors = {
+    {"nonfinite_grad (baseline)", "nonfinite_grad", {}},
+    {"folding_w1 per_row (000)", "folding_w1", {}},
+    {"folding_w1 per_tensor (000)", "folding_w1", {{"split", "per_tensor"}}},
+    {"feature_value defaults (003)", "feature_value", {}},
+    {"feature_value every step, all tensors (003)", "feature_value", {{"grad_sample_interval", 1}, {"tensor", "all"}}},
+    {"npu_asd (003, older)", "npu_asd", {}},
+    {"grad_norm_outlier (002)", "grad_norm_outlier", {}},
+    {"cosine_outlier (002)", "cosine_outlier", {}},
+    {"consistency_curve: all 002 metrics", "consistency_curve", {}},
+};
+
+void run_size(const size_case& sz) {
+  torch::set_num_threads(1);
+  train_config c;
+  c.model.layers = sz.layers, c.model.width = sz.width, c.model.heads = sz.heads, c.model.seq = sz.seq;
+  c.dp.ranks = k_ranks, c.dp.micro_batch = sz.micro_batch;
+  c.examples = 2000, c.eval_examples = 8, c.steps = 1000, c.optim.total = 1000;
+  const train_data d = load_train_data(c);
+  dp_trainer dp(c.model, c.optim, c.dp, &d.train);
+  dp.start_from(fresh_replica(c.model, 1));
+  capture cap;
+  dp.step(&cap);
+  std::vector<const sdc::step_view*> views;
+  for (const auto& v : cap.views) views.push_back(&v);
+  std::vector<std::unique_ptr<sdc::episode_detector>> dets;
+  for (const auto& dc : k_detectors) {
+    sdc::detector_choice ch;
+    ch.info = sdc::find_detector("training", dc.name);
+    ch.label = dc.label;
+    ch.params = sdc::validate_params(*ch.info, dc.params.is_null() ? nlohmann::json::object() : dc.params);
+    dets.push_back(sdc::build_episode_detector(ch, {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}));
+    dets.back()->reset({sdc::trial_kind::clean, 0, k_ranks, 1000000, 0, 0});
+  }
+  std::vector<std::function<void()>> variants = {[&] { dp.step(); }};
+  for (auto& det : dets) variants.push_back([&det, &views] { benchmark::DoNotOptimize(det->observe(views)); });
+  sdc::bench::paired_timer timer;
+  const std::string name = std::string("training_detectors/") + sz.name;
+  benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& st) {
+    size_t i = 0;
+    for (auto _ : st) timer.measure(variants, i++);
+  })->Unit(benchmark::kMillisecond)->Iterations(40);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::ClearRegisteredBenchmarks();
+  fmt::print("\n{}: {} parameters, {} ranks in one process, fp32, one thread; medians of {} paired iterations\n", sz.name,
+             cap.layout.numel, k_ranks, timer.iterations());
+  fmt::print("  one DP step of {} ranks                      {:9.3f} ms\n", k_ranks, timer.median(0) * 1e3);
+  for (size_t k = 0; k < k_detectors.size(); ++k)
+    fmt::print("  {:<44} {:9.3f} ms = {:6.3f} % of the step\n", k_detectors[k].label, timer.median(k + 1) * 1e3,
+               100 * timer.median_ratio(k + 1, 0));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  for (const auto& sz : k_sizes) run_size(sz);
+}

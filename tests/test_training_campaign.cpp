@@ -1,0 +1,104 @@
+// Training-level detectors in campaigns, end to end through `sdcbench run`:
+// 003's demo scenario (the first strike on the faulty rank at the cycle's
+// first step, the CheckSum blind to a fault after the MatMul), a defective
+// rank named by the CheckSum, and cells identical on one and two threads with
+// stateful detectors warmed up on the history before the fork.
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using namespace sdc::testing;
+using json = nlohmann::json;
+
+const json& cell_of(const json& r, const std::string& label) {
+  for (const auto& c : r["cells"])
+    if (c["detector"]["label"] == label) return c;
+  throw std::runtime_error("no cell for " + label);
+}
+
+double metric(const json& c, const std::string& name) { return c["metrics"].at(name).get<double>(); }
+
+std::string demo_suite() { return std::string(SDCBENCH_SOURCE_DIR) + "/suites/silent_check_demo.json"; }
+
+TEST(TrainingCampaign, DemoStrikesOnTheFaultyRankAtStepFiveAndTheCheckSumFindsNoMatMulError) {
+  const std::string dir = scratch_dir("demo");
+  const auto r = run_cli("run " + demo_suite() + " --scale smoke --axis site=act:blocks.0.mlp.fc1 --axis fault=bitflip_designed --out " +
+                         dir + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = read_json(dir + "/r.json");
+  const json& strike = cell_of(j, "feature_value strike");
+  EXPECT_EQ(strike["faulty"]["detected"], 4);
+  EXPECT_EQ(metric(strike, "faulty.strike_step.mean"), 5);  // cycle(0, 5): never at the start, first at step 5
+  EXPECT_EQ(metric(strike, "faulty.strike_rank.mean"), 2);  // every episode's first strike is rank 2's
+  EXPECT_EQ(strike["faulty"]["localization"]["right"], 4);
+  const json& ms = cell_of(j, "feature_value+checksum (mindspore)");
+  EXPECT_EQ(ms["faulty"]["detected"], 0);                  // "Global CheckSum result is 0"
+  EXPECT_EQ(metric(ms, "faulty.checksum_steps.mean"), 6);  // steps 6..11 checked after the strike-out
+  EXPECT_EQ(metric(ms, "faulty.checksum_rank.max"), -1);
+  EXPECT_EQ(cell_of(j, "npu_asd (script 1)")["faulty"]["detected"], 4);
+  for (const auto& c : j["cells"]) EXPECT_EQ(c["clean"]["flagged"], 0) << c["detector"]["label"];
+}
+
+TEST(TrainingCampaign, TheCheckSumNamesADefectiveRankAndPassesCleanGemms) {
+  const std::string dir = scratch_dir("defective");
+  const auto r = run_cli("run " + demo_suite() + " --scale smoke --axis site=gemm:all --axis 'fault=multiply(1e+08)' --out " + dir + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = read_json(dir + "/r.json");
+  const json& every = cell_of(j, "matmul_checksum every step");
+  EXPECT_EQ(every["faulty"]["detected"], every["faulty"]["trials"]);
+  EXPECT_EQ(every["faulty"]["localization"]["right"], every["faulty"]["trials"]);  // rank 2, the defective one
+  EXPECT_GT(every["faulty"]["trials"].get<int>(), 0);
+  EXPECT_EQ(every["clean"]["flagged"], 0);  // every clean bf16 GEMM of 12 steps x 8 ranks passes the bound
+}
+
+TEST(TrainingCampaign, StatefulDetectorsGiveTheSameCellsOnOneAndTwoThreads) {
+  const std::string dir = scratch_dir("td-threads");
+  const std::string suite = std::string(SDCBENCH_SOURCE_DIR) + "/suites/training_detectors.json";
+  const std::string axes = " --scale smoke --axis site=grad:all --axis bit=exp1 --axis seed_policy=S1-1,S1-3";
+  auto a = run_cli("run " + suite + axes + " --threads 1 --out " + dir + "/a.json");
+  auto b = run_cli("run " + suite + axes + " --threads 2 --out " + dir + "/b.json");
+  ASSERT_EQ(a.code, 0) << a.output;
+  ASSERT_EQ(b.code, 0) << b.output;
+  EXPECT_EQ(read_json(dir + "/a.json")["cells"], read_json(dir + "/b.json")["cells"]);
+  const json j = read_json(dir + "/a.json");
+  // The check alone (flag_on alarm, every parameter) sees an exp1 flip of a gradient; the
+  // originals' strike policy (3 strikes 5 minutes apart) cannot strike out on one transient fault.
+  EXPECT_EQ(cell_of(j, "feature_value all, alarm")["faulty"]["detected"], 4);
+  EXPECT_EQ(cell_of(j, "feature_value defaults (003)")["faulty"]["detected"], 0);
+  EXPECT_EQ(cell_of(j, "folding_w1 (000)")["faulty"]["localization"]["right"], 4);
+}
+
+// Issue 12's four suites at smoke scale: each runs, validates, and shows what it is for.
+TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
+  const std::string dir = scratch_dir("four");
+  for (const char* s : {"silent_check_demo", "sdc_table1_training", "consistency_002", "training_detectors"}) {
+    const std::string out = dir + "/" + s + ".json";
+    const auto r = run_cli(std::string("run ") + SDCBENCH_SOURCE_DIR + "/suites/" + s + ".json --scale smoke --out " + out);
+    ASSERT_EQ(r.code, 0) << s << ": " << r.output;
+    const auto v = run_cli("validate " + out);
+    EXPECT_EQ(v.code, 0) << v.output;
+  }
+  const json t1 = read_json(dir + "/sdc_table1_training.json");
+  for (const auto& c : t1["cells"]) {
+    if (c["detector"]["label"] != "folding_w1 per_row") continue;
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"];  // Table 1: zero false positives at tau = 3
+    if (c["axes"]["bit"] == "exp1") EXPECT_GE(c["faulty"]["detected"].get<int>(), 8) << c["key"];  // of 10 type-1 flips
+  }
+  const json c002 = read_json(dir + "/consistency_002.json");
+  ASSERT_EQ(c002["recordings"].size(), 6u);  // 3 settings x 2 recorders
+  for (const auto& rec : c002["recordings"])
+    if (rec["recorder"]["name"] == "consistency_curve") {
+      EXPECT_GT(rec["metrics"]["clean.cos_mean_p50.mean"].get<double>(), 0) << rec["key"];  // gradients share a direction
+      EXPECT_GT(rec["metrics"]["clean.loss_std_p90.mean"].get<double>(), 0) << rec["key"];
+    }
+  const auto show = run_cli("show " + dir + "/consistency_002.json");
+  EXPECT_NE(show.output.find("grad_norm_std"), std::string::npos) << show.output;
+  const json td = read_json(dir + "/training_detectors.json");
+  for (const auto& c : td["cells"])
+    if (c["detector"]["name"] == "matmul_checksum" || c["detector"]["name"] == "gemm_vabft")
+      EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+}
+
+}  // namespace
