@@ -66,49 +66,62 @@ const std::vector<detector_case> k_detectors = {
     {"consistency_curve: all 002 metrics", "consistency_curve", {}},
 };
 
-void run_size(const size_case& sz) {
-  torch::set_num_threads(1);
+// One model size: its trainer, the captured views, the detectors and their timings.
+struct size_run {
+  size_case sz;
   train_config c;
-  c.model.layers = sz.layers, c.model.width = sz.width, c.model.heads = sz.heads, c.model.seq = sz.seq;
-  c.dp.ranks = k_ranks, c.dp.micro_batch = sz.micro_batch;
-  c.examples = 2000, c.eval_examples = 8, c.steps = 1000, c.optim.total = 1000;
-  const train_data d = load_train_data(c);
-  dp_trainer dp(c.model, c.optim, c.dp, &d.train);
-  dp.start_from(fresh_replica(c.model, 1));
+  train_data d;
+  std::unique_ptr<dp_trainer> dp;
   capture cap;
-  dp.step(&cap);
   std::vector<const sdc::step_view*> views;
-  for (const auto& v : cap.views) views.push_back(&v);
   std::vector<std::unique_ptr<sdc::episode_detector>> dets;
-  for (const auto& dc : k_detectors) {
-    sdc::detector_choice ch;
-    ch.info = sdc::find_detector("training", dc.name);
-    ch.label = dc.label;
-    ch.params = sdc::validate_params(*ch.info, dc.params.is_null() ? nlohmann::json::object() : dc.params);
-    dets.push_back(sdc::build_episode_detector(ch, {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}));
-    dets.back()->reset({sdc::trial_kind::clean, 0, k_ranks, 1000000, 0, 0});
-  }
-  std::vector<std::function<void()>> variants = {[&] { dp.step(); }};
-  for (auto& det : dets) variants.push_back([&det, &views] { benchmark::DoNotOptimize(det->observe(views)); });
+  std::vector<std::function<void()>> variants;
   sdc::bench::paired_timer timer;
-  const std::string name = std::string("training_detectors/") + sz.name;
-  benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& st) {
-    size_t i = 0;
-    for (auto _ : st) timer.measure(variants, i++);
-  })->Unit(benchmark::kMillisecond)->Iterations(40);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::ClearRegisteredBenchmarks();
-  fmt::print("\n{}: {} parameters, {} ranks in one process, fp32, one thread; medians of {} paired iterations\n", sz.name,
-             cap.layout.numel, k_ranks, timer.iterations());
-  fmt::print("  one DP step of {} ranks                      {:9.3f} ms\n", k_ranks, timer.median(0) * 1e3);
-  for (size_t k = 0; k < k_detectors.size(); ++k)
-    fmt::print("  {:<44} {:9.3f} ms = {:6.3f} % of the step\n", k_detectors[k].label, timer.median(k + 1) * 1e3,
-               100 * timer.median_ratio(k + 1, 0));
-}
+
+  explicit size_run(const size_case& s) : sz(s) {
+    c.model.layers = sz.layers, c.model.width = sz.width, c.model.heads = sz.heads, c.model.seq = sz.seq;
+    c.dp.ranks = k_ranks, c.dp.micro_batch = sz.micro_batch;
+    c.examples = 2000, c.eval_examples = 8, c.steps = 1000, c.optim.total = 1000;
+    d = load_train_data(c);
+    dp = std::make_unique<dp_trainer>(c.model, c.optim, c.dp, &d.train);
+    dp->start_from(fresh_replica(c.model, 1));
+    dp->step(&cap);
+    for (const auto& v : cap.views) views.push_back(&v);
+    for (const auto& dc : k_detectors) {
+      sdc::detector_choice ch;
+      ch.info = sdc::find_detector("training", dc.name);
+      ch.label = dc.label;
+      ch.params = sdc::validate_params(*ch.info, dc.params.is_null() ? nlohmann::json::object() : dc.params);
+      dets.push_back(sdc::build_episode_detector(ch, {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}));
+      dets.back()->reset({sdc::trial_kind::clean, 0, k_ranks, 1000000, 0, 0});
+    }
+    variants.push_back([this] { dp->step(); });
+    for (auto& det : dets) variants.push_back([&det, this] { benchmark::DoNotOptimize(det->observe(views)); });
+  }
+  void report() const {
+    fmt::print("\n{}: {} parameters, {} ranks in one process, fp32, one thread; medians of {} paired iterations\n", sz.name,
+               cap.layout.numel, k_ranks, timer.iterations());
+    fmt::print("  one DP step of {} ranks                      {:9.3f} ms\n", k_ranks, timer.median(0) * 1e3);
+    for (size_t k = 0; k < k_detectors.size(); ++k)
+      fmt::print("  {:<44} {:9.3f} ms = {:6.3f} % of the step\n", k_detectors[k].label, timer.median(k + 1) * 1e3,
+                 100 * timer.median_ratio(k + 1, 0));
+  }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  torch::set_num_threads(1);
   benchmark::Initialize(&argc, argv);
-  for (const auto& sz : k_sizes) run_size(sz);
+  std::vector<std::unique_ptr<size_run>> runs;
+  for (const auto& sz : k_sizes) {
+    runs.push_back(std::make_unique<size_run>(sz));
+    size_run* r = runs.back().get();
+    benchmark::RegisterBenchmark((std::string("training_detectors/") + sz.name).c_str(), [r](benchmark::State& st) {
+      size_t i = 0;
+      for (auto _ : st) r->timer.measure(r->variants, i++);
+    })->Unit(benchmark::kMillisecond)->Iterations(40);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  for (const auto& r : runs) r->report();
 }

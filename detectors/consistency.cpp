@@ -26,19 +26,39 @@ void dispersion(std::span<const double> x, double* mean, double* std, double* ra
   *range = *hi - *lo;
 }
 
-consistency norms_and_losses(std::span<const double> losses, const std::vector<std::span<const float>>& grads) {
+template <class Dot>
+consistency norms_and_losses(std::span<const double> losses, const std::vector<std::span<const float>>& grads, Dot dot_of) {
   consistency c;
   double loss_mean;
   dispersion(losses, &loss_mean, &c.loss_std, &c.loss_range);
-  for (const auto& g : grads) c.norms.push_back(std::sqrt(dot(g, g)));
+  for (const auto& g : grads) c.norms.push_back(std::sqrt(dot_of(g, g)));
   dispersion(c.norms, &c.norm_mean, &c.norm_std, &c.norm_range);
   return c;
 }
 
+// sum_p x_p y_p over 8 lanes, x float, y double (the unit-vector sum S).
+double dot_lanes_mixed(std::span<const float> x, const std::vector<double>& y) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const size_t n = x.size(), whole = n - n % 8;
+  for (size_t i = 0; i < whole; i += 8)
+    for (size_t l = 0; l < 8; ++l) acc[l] += double(x[i + l]) * y[i + l];
+  for (size_t i = whole; i < n; ++i) acc[i % 8] += double(x[i]) * y[i];
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 }  // namespace
 
+double dot_lanes(std::span<const float> a, std::span<const float> b) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const size_t n = a.size(), whole = n - n % 8;
+  for (size_t i = 0; i < whole; i += 8)
+    for (size_t l = 0; l < 8; ++l) acc[l] += double(a[i + l]) * double(b[i + l]);
+  for (size_t i = whole; i < n; ++i) acc[i % 8] += double(a[i]) * double(b[i]);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 consistency consistency_metrics(std::span<const double> losses, const std::vector<std::span<const float>>& grads) {
-  consistency c = norms_and_losses(losses, grads);
+  consistency c = norms_and_losses(losses, grads, dot_lanes);
   const size_t R = grads.size(), P = grads.empty() ? 0 : grads[0].size();
   // S = sum_i u_i: what the extra all-reduce of the unit vectors returns.
   std::vector<double> S(P, 0.0);
@@ -46,13 +66,12 @@ consistency consistency_metrics(std::span<const double> losses, const std::vecto
     const double inv = 1 / c.norms[r];
     for (size_t p = 0; p < P; ++p) S[p] += double(grads[r][p]) * inv;
   }
-  double s2 = 0;
-  for (double v : S) s2 += v * v;
+  double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t p = 0; p < P; ++p) lanes[p % 8] += S[p] * S[p];
+  const double s2 = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
   c.cos_mean = R > 1 ? (s2 - double(R)) / (double(R) * double(R - 1)) : k_nan;
   for (size_t r = 0; r < R; ++r) {
-    double us = 0;
-    for (size_t p = 0; p < P; ++p) us += double(grads[r][p]) * S[p];
-    us /= c.norms[r];
+    const double us = dot_lanes_mixed(grads[r], S) / c.norms[r];
     const double rest2 = s2 - 2 * us + 1;
     c.cos_to_rest.push_back(R > 1 ? (us - 1) / std::sqrt(std::fmax(rest2, 0.0)) : k_nan);
   }
@@ -61,7 +80,7 @@ consistency consistency_metrics(std::span<const double> losses, const std::vecto
 }
 
 consistency consistency_reference(std::span<const double> losses, const std::vector<std::span<const float>>& grads) {
-  consistency c = norms_and_losses(losses, grads);
+  consistency c = norms_and_losses(losses, grads, dot);
   const size_t R = grads.size(), P = grads.empty() ? 0 : grads[0].size();
   double sum = 0;
   for (size_t i = 0; i < R; ++i)

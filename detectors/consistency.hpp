@@ -32,6 +32,11 @@ struct consistency {
 consistency consistency_metrics(std::span<const double> losses, const std::vector<std::span<const float>>& grads);
 consistency consistency_reference(std::span<const double> losses, const std::vector<std::span<const float>>& grads);
 
+// sum_i a_i b_i in fp64 over 8 independent partial sums (lane i mod 8, added
+// in lane order at the end): the fast path's dot product; the reference twin
+// sums in index order.
+double dot_lanes(std::span<const float> a, std::span<const float> b);
+
 // Robust z-scores over ranks, (x_i - median) / (1.4826 MAD); with MAD = 0 a
 // value equal to the median scores 0 and any other +-inf. NaN stays NaN.
 std::vector<double> robust_z_over_ranks(std::span<const double> x);

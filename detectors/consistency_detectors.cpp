@@ -76,8 +76,7 @@ class grad_norm_outlier final : public rank_outlier {
   std::vector<double> per_rank_values(const std::vector<const training_step*>& s) const override {
     std::vector<double> x;
     for (const auto* v : s) {
-      double sq = 0;
-      for (float g : v->grads) sq += double(g) * double(g);
+      const double sq = dot_lanes(v->grads, v->grads);
       x.push_back(std::isfinite(sq) && sq > 0 ? 0.5 * std::log(sq) : k_nan);
     }
     return x;

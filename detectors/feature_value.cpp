@@ -86,11 +86,15 @@ class feature_value_detector final : public episode_detector {
     if (t >= n) throw value_error("feature_value: tensor '" + c_.tensor + "' is no parameter of the model");
     const int64_t begin = t < 0 ? 0 : L.offsets[size_t(t)];
     const int64_t end = t < 0 || size_t(t) + 1 >= L.offsets.size() ? L.numel : L.offsets[size_t(t) + 1];
-    double v = 0;
+    // v = max g^2 = (max |g|)^2, exact in fp64; a NaN anywhere makes v NaN, as a max over the tensor does.
+    float m = 0;
+    bool nan = false;
     for (int64_t i = begin; i < end; ++i) {
-      const double g = s.grads[size_t(i)];
-      v = std::isnan(g) ? g : (std::isnan(v) ? v : std::fmax(v, g * g));  // NaN wins, as a max over the tensor does
+      const float a = std::fabs(s.grads[size_t(i)]);
+      nan |= a != a;
+      m = a > m ? a : m;
     }
+    const double v = nan ? std::nan("") : double(m) * double(m);
     auto it = states_[size_t(rank)].try_emplace(t, c_.fv).first;
     const feature_value_step st = it->second.observe(v);
     if (st.ignored) return;
