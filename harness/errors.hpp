@@ -28,4 +28,10 @@ class value_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Ends the program with `code` and no message (a process of an MPI job whose
+// rank 0 reports the error).
+struct quiet_exit {
+  int code = 2;
+};
+
 }  // namespace sdc

@@ -1,11 +1,11 @@
 #include "harness/campaign/engine.hpp"
 
-#include "harness/campaign/cell_summary.hpp"
+#include "harness/campaign/cell_runner.hpp"
+#include "harness/campaign/distributed.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,8 +13,9 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <utility>
 #include <mutex>
-#include <thread>
 
 #include "harness/errors.hpp"
 #include "harness/results/result_set.hpp"
@@ -79,41 +80,6 @@ class progress_line {
   clock_type::time_point t0_;
 };
 
-// Runs all episodes of one cell on `threads` threads (each its own driver,
-// detectors and runner) and adds them up.
-cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate) {
-  const int64_t nf = s.faulty_trials, nc = s.clean_trials, total = nf + nc;
-  std::vector<episode_result> results(static_cast<size_t>(total));
-  std::atomic<int64_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mu;
-  auto worker = [&] {
-    try {
-      trial_driver driver(*s.wl, c, s.detectors, s.recorders, s.seed);
-      for (int64_t t; (t = next.fetch_add(1)) < total;) {
-        const bool faulty = t < nf;
-        results[size_t(t)] = driver.run(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (!error) error = std::current_exception();
-      next = total;
-    }
-  };
-  const int nthreads = int(std::max<int64_t>(1, std::min<int64_t>(threads, total)));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < nthreads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
-  cell_records out = summarize_cell(s, c, results);
-  if (last_rate && !out.records.empty()) {
-    const auto& f = out.records.back()["faulty"];
-    *last_rate = f["rate"].is_null() ? std::nan("") : f["rate"].get<double>();
-  }
-  return out;
-}
-
 json journal_header(const suite& s, const run_options& o, size_t cells) {
   return {{"journal", "sdcbench.journal/2"},
           {"suite_sha256", s.sha256},
@@ -131,25 +97,28 @@ void append_line(std::FILE* f, const json& j) {
   ::fsync(::fileno(f));
 }
 
-}  // namespace
+// The suite, loaded and checked: every detector of every runnable cell of the
+// shard built once before anything is written (a bad parameter or a missing
+// calibration entry is an error now, not a half-finished run).
+struct campaign_setup {
+  suite s;
+  json prov;
+  expansion ex;
+  json header;
+};
 
-json run_campaign(const run_options& o) {
-  const auto started = now_iso8601();
-  suite s = load_suite(o.suite_path, o.scale, o.axis_overrides);
-  const json prov = provenance(o.argv, o.threads, s.seed, started);  // the git state that runs the cells
-  const expansion ex = expand(s);
+campaign_setup set_up(const run_options& o, const std::string& started) {
+  campaign_setup c{load_suite(o.suite_path, o.scale, o.axis_overrides), nullptr, {}, nullptr};
+  c.prov = provenance(o.argv, o.threads, c.s.seed, started);  // the git state that runs the cells
+  c.ex = expand(c.s);
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");
-  const std::string journal = o.out + ".journal";
-  const json header = journal_header(s, o, ex.cells.size());
-  // Build every detector of every runnable cell of this shard before anything
-  // is written: a bad parameter or a missing calibration entry is an error now,
-  // not a half-finished run.
-  for (size_t n = 0; n < ex.cells.size(); ++n) {
-    if (ex.skipped[n] || int(n % size_t(o.shard_count)) != o.shard_index) continue;
-    const detector_context ctx = s.wl->context(ex.cells[n]);
+  c.header = journal_header(c.s, o, c.ex.cells.size());
+  for (size_t n = 0; n < c.ex.cells.size(); ++n) {
+    if (c.ex.skipped[n] || int(n % size_t(o.shard_count)) != o.shard_index) continue;
+    const detector_context ctx = c.s.wl->context(c.ex.cells[n]);
     for (const char* field : {"detectors", "recorders"}) {
-      const auto& list = std::string(field) == "detectors" ? s.detectors : s.recorders;
+      const auto& list = std::string(field) == "detectors" ? c.s.detectors : c.s.recorders;
       for (size_t k = 0; k < list.size(); ++k) try {
           build_episode_detector(list[k], ctx);
         } catch (const value_error& e) {
@@ -157,74 +126,114 @@ json run_campaign(const run_options& o) {
         }
     }
   }
+  return c;
+}
 
-  // Completed cells from an earlier, interrupted run.
+// Completed cells from an earlier, interrupted run (whatever its process count).
+std::map<size_t, cell_records> read_journal(const std::string& journal, const json& header, bool resume) {
   std::map<size_t, cell_records> done;
-  if (std::filesystem::exists(journal)) {
-    if (!o.resume)
-      throw input_error(journal, "file", "a journal of an interrupted run exists; pass --resume to continue it, or delete it");
-    std::ifstream in(journal);
-    std::string line;
-    bool first = true;
-    size_t lineno = 0;
-    std::vector<std::string> lines;
-    while (std::getline(in, line)) lines.push_back(line);
-    for (const auto& l : lines) {
-      ++lineno;
-      json j;
-      try {
-        j = json::parse(l);
-      } catch (const json::parse_error&) {
-        if (lineno == lines.size()) break;  // a line cut short by the kill: that cell reruns
-        throw input_error(journal, "line " + std::to_string(lineno), "expected one JSON record per line");
-      }
-      if (first) {
-        if (j != header)
-          throw input_error(journal, "line 1",
-                            "the journal was written for another suite version, scale, seed, --axis or --shard; expected " +
-                                header.dump() + "; got " + j.dump());
-        first = false;
-        continue;
-      }
-      cell_records r;
-      for (auto& x : j.at("records")) r.records.push_back(x);
-      for (auto& x : j.at("recordings")) r.recordings.push_back(x);
-      for (auto& x : j.at("timing")) r.timing.push_back(x);
-      done[j.at("cell").get<size_t>()] = std::move(r);
+  if (!std::filesystem::exists(journal)) return done;
+  if (!resume) throw input_error(journal, "file", "a journal of an interrupted run exists; pass --resume to continue it, or delete it");
+  std::ifstream in(journal);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  bool first = true;
+  size_t lineno = 0;
+  for (const auto& l : lines) {
+    ++lineno;
+    json j;
+    try {
+      j = json::parse(l);
+    } catch (const json::parse_error&) {
+      if (lineno == lines.size()) break;  // a line cut short by the kill: that cell reruns
+      throw input_error(journal, "line " + std::to_string(lineno), "expected one JSON record per line");
     }
-    if (first) done.clear();
+    if (first) {
+      if (j != header)
+        throw input_error(journal, "line 1",
+                          "the journal was written for another suite version, scale, seed, --axis or --shard; expected " +
+                              header.dump() + "; got " + j.dump());
+      first = false;
+      continue;
+    }
+    cell_records r;
+    for (auto& x : j.at("records")) r.records.push_back(x);
+    for (auto& x : j.at("recordings")) r.recordings.push_back(x);
+    for (auto& x : j.at("timing")) r.timing.push_back(x);
+    done[j.at("cell").get<size_t>()] = std::move(r);
   }
-  std::FILE* jf = std::fopen(journal.c_str(), done.empty() ? "w" : "a");
-  if (!jf) throw input_error(journal, "file", "cannot open the journal for writing");
-  if (done.empty()) append_line(jf, header);
+  if (first) done.clear();
+  return done;
+}
 
-  std::vector<size_t> mine;
+}  // namespace
+
+json run_campaign(const run_options& o) {
+  const job_info job = join_job();
+  const bool lead = job.rank == 0;
+  const auto started = now_iso8601();
+  const auto t0 = clock_type::now();
+  std::optional<campaign_setup> setup;
+  std::string error;
+  try {
+    setup.emplace(set_up(o, started));
+  } catch (const std::runtime_error& e) {  // input_error, value_error
+    if (!job.in_job) throw;
+    error = e.what();
+  }
+  if (job.in_job) agree_on_setup(job, error);
+  const suite& s = setup->s;
+  const expansion& ex = setup->ex;
+
+  const std::string journal = o.out + ".journal";
+  std::map<size_t, cell_records> done;
+  std::FILE* jf = nullptr;
+  if (lead) {  // only rank 0 of a job touches files
+    done = read_journal(journal, setup->header, o.resume);
+    jf = std::fopen(journal.c_str(), done.empty() ? "w" : "a");
+    if (!jf) throw input_error(journal, "file", "cannot open the journal for writing");
+    if (done.empty()) append_line(jf, setup->header);
+  }
+  std::vector<size_t> mine, todo;
   for (size_t n = 0; n < ex.cells.size(); ++n)
     if (int(n % size_t(o.shard_count)) == o.shard_index) mine.push_back(n);
   const int64_t per_cell = s.faulty_trials + s.clean_trials;
   int64_t trials_total = 0, trials_done = 0;
-  for (size_t n : mine)
-    if (!ex.skipped[n]) trials_total += per_cell;
-  progress_line progress(o.progress);
-  int journaled = 0;
-  size_t finished = 0;
-  double last_rate = std::nan("");
   for (size_t n : mine) {
-    ++finished;
-    if (done.count(n)) {
-      if (!ex.skipped[n]) trials_done += per_cell;
-      continue;
-    }
-    cell_records r = ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n])
-                                   : run_cell(s, ex.cells[n], o.threads, &last_rate);
+    if (!ex.skipped[n]) trials_total += per_cell;
+    if (!done.count(n)) todo.push_back(n);
+    else if (!ex.skipped[n]) trials_done += per_cell;
+  }
+  progress_line progress(o.progress && lead);
+  int journaled = 0;
+  size_t finished = mine.size() - todo.size();
+  double last_rate = std::nan("");
+  auto cell_done = [&](size_t n, cell_records r) {
     if (!ex.skipped[n]) trials_done += per_cell;
+    if (!ex.skipped[n] && !r.records.empty()) {  // const access: never adds keys to a record
+      const json& f = std::as_const(r.records.back()).at("faulty");
+      if (f.is_object() && f.contains("rate") && f.at("rate").is_number()) last_rate = f.at("rate").get<double>();
+    }
     append_line(jf, {{"cell", n}, {"records", r.records}, {"recordings", r.recordings}, {"timing", r.timing}});
     done[n] = std::move(r);
-    progress.update(finished, mine.size(), trials_done, trials_total, s.detectors.back().label, last_rate);
+    progress.update(++finished, mine.size(), trials_done, trials_total, s.detectors.back().label, last_rate);
     if (o.stop_after_cells >= 0 && ++journaled >= o.stop_after_cells) {
       std::fclose(jf);
       std::_Exit(3);  // simulated crash (tests only)
     }
+  };
+  double comm = 0;
+  if (job.in_job) {
+    comm = run_cells_in_job(s, ex, todo, o.threads, cell_done);
+  } else {
+    for (size_t n : todo) cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n]) : run_cell(s, ex.cells[n], o.threads, nullptr));
+  }
+  json prov = setup->prov;
+  if (job.in_job) {
+    const json jp = job_provenance(job, comm, std::chrono::duration<double>(clock_type::now() - t0).count());
+    if (!lead) return nullptr;  // rank 0 writes the result set
+    prov["job"] = jp;
   }
   progress.finish();
   std::fclose(jf);

@@ -211,6 +211,7 @@ int main(int argc, char** argv) {
       }
       ro.progress = !quiet && ::isatty(2);
       const json r = sdc::run_campaign(ro);
+      if (r.is_null()) return 0;  // a process of an MPI job other than rank 0: rank 0 writes and prints
       if (!quiet) std::cout << sdc::show_table(r);
       std::cout << "wrote " << ro.out << "\n";
       return 0;
@@ -316,6 +317,8 @@ int main(int argc, char** argv) {
       std::cout << sdc::calibration_table(c) << "wrote " << cal_out << "\n";
       return 0;
     }
+  } catch (const sdc::quiet_exit& q) {
+    return q.code;
   } catch (const sdc::input_error& e) {
     std::cerr << "sdcbench: error: " << e.what() << "\n";
     return 2;

@@ -10,12 +10,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "harness/parallel/mpi_world.hpp"
+
 namespace sdc::train {
 namespace {
 
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI: ") + what + " failed");
-}
+using mpi::check;
 
 // bf16 + bf16 as torch adds them: in fp32, rounded to nearest even.
 void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -31,49 +31,11 @@ int checked_count(int64_t n) {
 
 }  // namespace
 
-void ensure_mpi() {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (init) return;
-  int provided = 0;
-  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  std::atexit([] {
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
-  });
-}
+mpi_collective::mpi_collective(bool ordered) : ordered_(ordered) { mpi::ensure_mpi(); }
 
-int mpi_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+int mpi_collective::world() const { return mpi::size(); }
 
-int mpi_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-void mpi_abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);
-}
-
-void mpi_barrier() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
-
-bool mpi_running() {
-  int init = 0;
-  MPI_Initialized(&init);
-  return init != 0;
-}
-
-mpi_collective::mpi_collective(bool ordered) : ordered_(ordered) { ensure_mpi(); }
-
-int mpi_collective::world() const { return mpi_size(); }
-
-std::vector<int> mpi_collective::local_ranks() const { return {mpi_rank()}; }
+std::vector<int> mpi_collective::local_ranks() const { return {mpi::rank()}; }
 
 torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
   const torch::Tensor mine = local.at(0).contiguous();
@@ -93,7 +55,7 @@ torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
     return out;
   }
   const int bytes = checked_count(int64_t(n) * int64_t(mine.element_size()));
-  const int world = mpi_size();
+  const int world = mpi::size();
   torch::Tensor all = torch::empty({world, mine.numel()}, mine.options());
   check(MPI_Allgather(mine.data_ptr(), bytes, MPI_BYTE, all.data_ptr(), bytes, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
   torch::Tensor s = all[0].clone();

@@ -9,18 +9,19 @@
 #pragma once
 #include <string>
 
+#include "harness/parallel/mpi_world.hpp"
 #include "workloads/training/trainer.hpp"
 
 namespace sdc::train {
 
-// MPI_Init on first use (thread level funneled); MPI_Finalize at process exit.
-void ensure_mpi();
-int mpi_rank();
-int mpi_size();
-// MPI_Abort(MPI_COMM_WORLD, code): ends every process of the job.
-[[noreturn]] void mpi_abort(int code);
-void mpi_barrier();
-bool mpi_running();  // initialized and more than one process, or launched by mpirun
+// The job's processes (harness/parallel/mpi_world.hpp), under the names the
+// training code uses.
+inline void ensure_mpi() { mpi::ensure_mpi(); }
+inline int mpi_rank() { return mpi::rank(); }
+inline int mpi_size() { return mpi::size(); }
+[[noreturn]] inline void mpi_abort(int code) { mpi::abort_job(code); }
+inline void mpi_barrier() { mpi::barrier(); }
+inline bool mpi_running() { return mpi::running(); }
 
 class mpi_collective final : public collective {
  public:

@@ -1,0 +1,50 @@
+#include "harness/campaign/cell_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace sdc {
+
+std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t first, int64_t count, int threads) {
+  const int64_t nf = s.faulty_trials;
+  std::vector<episode_result> results(static_cast<size_t>(count));
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  auto worker = [&] {
+    try {
+      trial_driver driver(*s.wl, c, s.detectors, s.recorders, s.seed);
+      for (int64_t i; (i = next.fetch_add(1)) < count;) {
+        const int64_t t = first + i;
+        const bool faulty = t < nf;
+        results[size_t(i)] = driver.run(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+      next = count;
+    }
+  };
+  const int nthreads = int(std::max<int64_t>(1, std::min<int64_t>(threads, count)));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < nthreads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+  return results;
+}
+
+cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate) {
+  cell_records out = summarize_cell(s, c, run_trials(s, c, 0, s.faulty_trials + s.clean_trials, threads));
+  if (last_rate && !out.records.empty()) {
+    const auto& f = out.records.back()["faulty"];
+    *last_rate = f["rate"].is_null() ? std::nan("") : f["rate"].get<double>();
+  }
+  return out;
+}
+
+}  // namespace sdc

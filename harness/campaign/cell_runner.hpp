@@ -1,0 +1,19 @@
+// Runs a cell's episodes: a range of its trials (faulty ones first, then the
+// clean ones) on a pool of threads, each thread its own trial_driver (runner
+// and detector instances); results in trial order, whichever thread ran them.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "harness/campaign/cell_summary.hpp"
+
+namespace sdc {
+
+// Trials first .. first + count - 1 of the cell (trial t < faulty_trials is
+// faulty trial t, else clean trial t - faulty_trials).
+std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t first, int64_t count, int threads);
+
+// Every trial of the cell, added up; *last_rate: its last detector's detection rate.
+cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate);
+
+}  // namespace sdc
