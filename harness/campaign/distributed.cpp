@@ -74,16 +74,17 @@ class coordinator {
         continue;
       }
       if (m.tag == k_error) fail_job(m.source, std::string(m.bytes.begin(), m.bytes.end()));
-      std::optional<unit> next;
+      // Messaging (receive, decode, reply) is timed; adding a cell up and journaling it is not.
+      std::optional<std::pair<unit, std::vector<episode_result>>> arrived;
       if (m.tag == k_result) {
         const json r = unpack(m.bytes);
-        const unit u{r["cell"].get<size_t>(), r["first"].get<int64_t>(), 0};
-        store(u, decode_episodes(r["episodes"].get_binary()));
+        arrived.emplace(unit{r["cell"].get<size_t>(), r["first"].get<int64_t>(), 0}, decode_episodes(r["episodes"].get_binary()));
       }
-      next = take();
+      const std::optional<unit> next = take();
       if (next) mpi::send(m.source, k_work, pack({{"cell", next->cell}, {"first", next->first}, {"count", next->count}}));
       else mpi::send(m.source, k_done, {}), --workers;
       comm += std::chrono::duration<double>(clock_type::now() - t0).count();
+      if (arrived) store(arrived->first, std::move(arrived->second));
     }
     local.join();
     if (local_error_) fail_job(0, *local_error_);
