@@ -1,7 +1,7 @@
 // Campaigns over the processes of an MPI job (harness/campaign/distributed.*):
 // `mpirun --oversubscribe -np 3 sdcbench run` gives the one-process cells byte
-// for byte; a job killed after some cells resumes with another process count
-// and still gives them; a bad suite and an error on a worker end the whole job
+// for byte; a job killed after some cells resumes with another process count,
+// or from its journaled chunks alone in one process, and still gives them; a bad suite and an error on a worker end the whole job
 // with exit 2 and one sdcbench message.
 #include <gtest/gtest.h>
 
@@ -53,12 +53,24 @@ TEST(MpiCampaign, AKilledJobResumesWithAnotherProcessCount) {
   const auto killed = mpirun(3, args + " --stop-after-cells 5");
   EXPECT_NE(killed.code, 0);
   std::ifstream journal(dir + "/r.json.journal");
-  int lines = 0;
-  for (std::string l; std::getline(journal, l);) ++lines;
-  EXPECT_EQ(lines, 6);  // header + 5 cells
+  int cells = 0, chunks = 0;
+  std::string header, chunk_lines;
+  for (std::string l; std::getline(journal, l);) {
+    if (header.empty()) header = l + "\n";
+    else if (l.find("\"chunk\"") != std::string::npos) ++chunks, chunk_lines += l + "\n";
+    else ++cells;
+  }
+  EXPECT_EQ(cells, 5);
+  EXPECT_GE(chunks, 5);  // every finished chunk is journaled as it arrives
+  // The same journal without its cell lines: a job killed with chunks of unfinished cells.
+  std::ofstream(dir + "/c.json.journal") << header << chunk_lines;
   const auto resumed = mpirun(2, args + " --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.output;
-  EXPECT_EQ(read_json(dir + "/one.json")["cells"], read_json(dir + "/r.json")["cells"]);
+  const json one_cells = read_json(dir + "/one.json")["cells"];
+  EXPECT_EQ(one_cells, read_json(dir + "/r.json")["cells"]);
+  const auto alone = run_cli("run " + suite("quick") + " --scale smoke --quiet --resume --out " + dir + "/c.json");
+  ASSERT_EQ(alone.code, 0) << alone.output;
+  EXPECT_EQ(one_cells, read_json(dir + "/c.json")["cells"]);  // one process finishes the chunks' cells
 }
 
 TEST(MpiCampaign, ErrorsEndTheJobWithExitTwoAndOneMessage) {

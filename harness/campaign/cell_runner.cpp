@@ -47,4 +47,27 @@ cell_records run_cell(const suite& s, const cell& c, int threads, double* last_r
   return out;
 }
 
+std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  int64_t at = 0;
+  for (const auto& [first, eps] : have) {
+    if (first > at) out.emplace_back(at, first - at);
+    at = std::max(at, first + int64_t(eps.size()));
+  }
+  if (at < total) out.emplace_back(at, total - at);
+  return out;
+}
+
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have) {
+  const int64_t total = s.faulty_trials + s.clean_trials;
+  std::vector<episode_result> all(static_cast<size_t>(total));
+  for (const auto& [first, eps] : have)
+    for (size_t i = 0; i < eps.size(); ++i) all[size_t(first) + i] = eps[i];
+  for (const auto& [first, count] : missing_ranges(total, have)) {
+    auto r = run_trials(s, c, first, count, threads);
+    for (size_t i = 0; i < r.size(); ++i) all[size_t(first) + i] = std::move(r[i]);
+  }
+  return summarize_cell(s, c, all);
+}
+
 }  // namespace sdc

@@ -3,6 +3,8 @@
 // and detector instances); results in trial order, whichever thread ran them.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "harness/campaign/cell_summary.hpp"
@@ -15,5 +17,13 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
 
 // Every trial of the cell, added up; *last_rate: its last detector's detection rate.
 cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate);
+
+// Episodes of a cell already run, by their first trial (the journaled chunks
+// of a killed MPI job).
+using chunk_map = std::map<int64_t, std::vector<episode_result>>;
+// The ranges [first, first + count) of a cell's `total` trials that `have` does not cover, in order.
+std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have);
+// Runs what `have` lacks and adds the whole cell up.
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have);
 
 }  // namespace sdc

@@ -44,19 +44,34 @@ std::vector<uint8_t> result_bytes(const unit& u, const std::vector<episode_resul
 class coordinator {
  public:
   coordinator(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
+              const std::map<size_t, chunk_map>& have,
+              const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
               const std::function<void(size_t, cell_records)>& done)
-      : s_(s), ex_(ex), threads_(threads), done_(done) {
+      : s_(s), ex_(ex), threads_(threads), chunk_(chunk), done_(done) {
     const int64_t total = s.faulty_trials + s.clean_trials;
     // Chunks of a cell's trials: small enough that N processes share a cell,
     // large enough that a message carries real work.
-    const int64_t chunk = std::max<int64_t>(1, (total + 4 * mpi::size() - 1) / (4 * mpi::size()));
+    const int64_t size = std::max<int64_t>(1, (total + 4 * mpi::size() - 1) / (4 * mpi::size()));
     for (size_t n : todo) {
       if (ex.skipped[n]) {
         done_(n, skipped_cell(s, ex.cells[n], *ex.skipped[n]));
         continue;
       }
-      pending_[n] = {std::vector<episode_result>(size_t(total)), total};
-      for (int64_t f = 0; f < total; f += chunk) queue_.push_back({n, f, std::min(chunk, total - f)});
+      static const chunk_map none;
+      const auto h = have.find(n);
+      const chunk_map& got = h == have.end() ? none : h->second;
+      auto& p = pending_[n] = {std::vector<episode_result>(size_t(total)), total};
+      for (const auto& [first, eps] : got) {
+        for (size_t i = 0; i < eps.size(); ++i) p.results[size_t(first) + i] = eps[i];
+        p.missing -= int64_t(eps.size());
+      }
+      if (p.missing == 0) {  // every chunk was journaled before the kill
+        done_(n, summarize_cell(s, ex.cells[n], p.results));
+        pending_.erase(n);
+        continue;
+      }
+      for (const auto& [first, count] : missing_ranges(total, got))
+        for (int64_t f = first; f < first + count; f += size) queue_.push_back({n, f, std::min(size, first + count - f)});
     }
   }
 
@@ -126,6 +141,7 @@ class coordinator {
 
   // Puts a unit's episodes in place; a cell whose every episode is in is added up.
   void store(const unit& u, std::vector<episode_result> r) {
+    chunk_(u.cell, u.first, r);
     auto& p = pending_.at(u.cell);
     for (size_t i = 0; i < r.size(); ++i) p.results[size_t(u.first) + i] = std::move(r[i]);
     p.missing -= int64_t(r.size());
@@ -141,6 +157,7 @@ class coordinator {
   const suite& s_;
   const expansion& ex_;
   int threads_;
+  std::function<void(size_t, int64_t, const std::vector<episode_result>&)> chunk_;
   std::function<void(size_t, cell_records)> done_;
   std::map<size_t, cell_state> pending_;
   std::mutex mu_;
@@ -199,12 +216,14 @@ json job_provenance(const job_info& job, double comm_seconds, double wall_second
 }
 
 double run_cells_in_job(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
+                        const std::map<size_t, chunk_map>& have,
+                        const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
                         const std::function<void(size_t, cell_records)>& done) {
   if (mpi::rank() != 0) {
     worker(s, ex, threads);
     return 0;
   }
-  return coordinator(s, ex, todo, threads, done).run();
+  return coordinator(s, ex, todo, threads, have, chunk, done).run();
 }
 
 }  // namespace sdc

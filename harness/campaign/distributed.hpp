@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/cell_summary.hpp"
+#include "harness/campaign/cell_runner.hpp"
 
 namespace sdc {
 
@@ -33,7 +33,12 @@ void agree_on_setup(const job_info& job, const std::string& error);
 // Runs the cells `todo` over the job; on rank 0 `done` gets each cell's
 // records as it completes, and the return value is the seconds rank 0 spent in
 // messaging. Other ranks return once rank 0 has no more work.
+// `have`: chunks journaled by an earlier, killed job (rank 0); `chunk` gets
+// every chunk's episodes as they arrive, for the journal, so no finished trial
+// is lost when the job is killed.
 double run_cells_in_job(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
+                        const std::map<size_t, chunk_map>& have,
+                        const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
                         const std::function<void(size_t, cell_records)>& done);
 
 // Provenance of the job (collective): processes, hosts, communication share.

@@ -2,6 +2,7 @@
 
 #include "harness/campaign/cell_runner.hpp"
 #include "harness/campaign/distributed.hpp"
+#include "harness/campaign/episode_codec.hpp"
 
 #include <unistd.h>
 
@@ -90,11 +91,13 @@ json journal_header(const suite& s, const run_options& o, size_t cells) {
           {"cells_total", cells}};
 }
 
-void append_line(std::FILE* f, const json& j) {
+// Written and flushed: a killed process loses nothing written; `sync` also
+// survives a machine crash (finished cells; chunks are only flushed).
+void append_line(std::FILE* f, const json& j, bool sync = true) {
   const std::string line = j.dump() + "\n";
   std::fwrite(line.data(), 1, line.size(), f);
   std::fflush(f);
-  ::fsync(::fileno(f));
+  if (sync) ::fsync(::fileno(f));
 }
 
 // The suite, loaded and checked: every detector of every runnable cell of the
@@ -129,10 +132,17 @@ campaign_setup set_up(const run_options& o, const std::string& started) {
   return c;
 }
 
-// Completed cells from an earlier, interrupted run (whatever its process count).
-std::map<size_t, cell_records> read_journal(const std::string& journal, const json& header, bool resume) {
+// What an earlier, interrupted run finished (whatever its process count):
+// whole cells, and the chunks of cells an MPI job had not finished.
+struct journaled {
   std::map<size_t, cell_records> done;
-  if (!std::filesystem::exists(journal)) return done;
+  std::map<size_t, chunk_map> chunks;
+};
+
+journaled read_journal(const std::string& journal, const json& header, bool resume) {
+  journaled out;
+  auto& done = out.done;
+  if (!std::filesystem::exists(journal)) return out;
   if (!resume) throw input_error(journal, "file", "a journal of an interrupted run exists; pass --resume to continue it, or delete it");
   std::ifstream in(journal);
   std::string line;
@@ -157,14 +167,21 @@ std::map<size_t, cell_records> read_journal(const std::string& journal, const js
       first = false;
       continue;
     }
+    if (j.contains("chunk")) {
+      const auto& b = j.at("episodes");
+      out.chunks[j.at("chunk").get<size_t>()][j.at("first").get<int64_t>()] =
+          decode_episodes(b.is_binary() ? std::vector<uint8_t>(b.get_binary()) : b.at("bytes").get<std::vector<uint8_t>>());
+      continue;
+    }
     cell_records r;
     for (auto& x : j.at("records")) r.records.push_back(x);
     for (auto& x : j.at("recordings")) r.recordings.push_back(x);
     for (auto& x : j.at("timing")) r.timing.push_back(x);
     done[j.at("cell").get<size_t>()] = std::move(r);
   }
-  if (first) done.clear();
-  return done;
+  if (first) out = {};
+  for (const auto& [n, r] : done) out.chunks.erase(n);
+  return out;
 }
 
 }  // namespace
@@ -188,12 +205,14 @@ json run_campaign(const run_options& o) {
 
   const std::string journal = o.out + ".journal";
   std::map<size_t, cell_records> done;
+  std::map<size_t, chunk_map> chunks;
   std::FILE* jf = nullptr;
   if (lead) {  // only rank 0 of a job touches files
-    done = read_journal(journal, setup->header, o.resume);
-    jf = std::fopen(journal.c_str(), done.empty() ? "w" : "a");
+    journaled j = read_journal(journal, setup->header, o.resume);
+    done = std::move(j.done), chunks = std::move(j.chunks);
+    jf = std::fopen(journal.c_str(), done.empty() && chunks.empty() ? "w" : "a");
     if (!jf) throw input_error(journal, "file", "cannot open the journal for writing");
-    if (done.empty()) append_line(jf, setup->header);
+    if (done.empty() && chunks.empty()) append_line(jf, setup->header);
   }
   std::vector<size_t> mine, todo;
   for (size_t n = 0; n < ex.cells.size(); ++n)
@@ -223,11 +242,16 @@ json run_campaign(const run_options& o) {
       std::_Exit(3);  // simulated crash (tests only)
     }
   };
+  // An MPI job journals every chunk as it arrives: a killed job loses no finished trial.
+  auto chunk_done = [&](size_t n, int64_t first, const std::vector<episode_result>& eps) {
+    append_line(jf, {{"chunk", n}, {"first", first}, {"episodes", json::binary(encode_episodes(eps))}}, false);
+  };
   double comm = 0;
   if (job.in_job) {
-    comm = run_cells_in_job(s, ex, todo, o.threads, cell_done);
+    comm = run_cells_in_job(s, ex, todo, o.threads, chunks, chunk_done, cell_done);
   } else {
-    for (size_t n : todo) cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n]) : run_cell(s, ex.cells[n], o.threads, nullptr));
+    for (size_t n : todo)
+      cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n]) : complete_cell(s, ex.cells[n], o.threads, chunks[n]));
   }
   json prov = setup->prov;
   if (job.in_job) {
