@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -103,6 +104,8 @@ nlohmann::json validate_params(const detector_info& info, const nlohmann::json& 
     auto bad = [&](const std::string& want) {
       throw value_error(fmt::format("parameter '{}' of detector '{}': expected {}; got {}", p.name, info.name, want, v.dump()));
     };
+    // No parameter means anything as NaN or Inf (check-gemm's NAME:K=V text can spell them).
+    if (v.is_number() && !std::isfinite(v.get<double>())) bad("a finite number");
     switch (p.t) {
       case param_spec::type::number:
         if (!v.is_number()) bad("a number");

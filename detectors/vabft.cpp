@@ -15,8 +15,11 @@
 // calibrated size >= max(K, N) (sqrt(N) fit beyond), read from `calibration`.
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "detectors/abft_checksums.hpp"
 #include "detectors/emax_calibration.hpp"
+#include "harness/errors.hpp"
 
 namespace sdc {
 namespace {
@@ -156,6 +159,8 @@ std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_co
   const bool numeric = p.is_number("e_max");
   const bool table = !numeric && p.choice("e_max") == "table";
   double e_max = numeric ? p.number("e_max") : 0.0;
+  if (numeric && !(e_max > 0)) throw value_error(fmt::format("vabft: e_max: expected a number > 0, \"table\" or \"calibrated\"; got {}", e_max));
+  if (!(p.number("c_sigma") > 0)) throw value_error(fmt::format("vabft: c_sigma: expected a number > 0; got {}", p.number("c_sigma")));
   if (!numeric && !table)
     e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.axes.value("accumulation", "sequential"),
                             p.choice("point"), c.axes.contains("shape") ? calibration_size(c.axes["shape"]) : 1024);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "detectors/gemm_detector.hpp"
 #include "detectors/quantized_detectors.hpp"
 #include "harness/errors.hpp"
@@ -158,7 +160,9 @@ std::pair<std::string, json> parse_detector_spec(const std::string& spec) {
       size_t used = 0;
       const double num = std::stod(value, &used);
       if (used == value.size()) {
-        params[key] = (value.find_first_of(".eE") == std::string::npos) ? json(int64_t(num)) : json(num);
+        // An integer only when it is one (no NaN/Inf cast to int64: the parameter check names them).
+        const bool integral = std::isfinite(num) && value.find_first_of(".eEnNiI") == std::string::npos;
+        params[key] = integral ? json(int64_t(num)) : json(num);
       } else {
         params[key] = value;
       }

@@ -127,8 +127,20 @@ json run_stat(const std::string& name, const std::string& path, const stat_optio
   const std::vector<double> v = read_values(path);
   for (size_t i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i]))
-      throw input_error(path, fmt::format("value {}", i), "expected finite numbers (log-norms); got " + std::to_string(v[i]));
+      throw input_error(path, fmt::format("value {}", i + 1), fmt::format("expected finite numbers (log-norms); got {}", v[i]));  // 1-based, as lines
   if (v.size() < 3) throw input_error(path, "values", fmt::format("expected at least 3 values; got {}", v.size()));
+  json j = {{"test", name}, {"file", path}, {"n", v.size()}, {"params", params}};
+  if (path.ends_with(".npy")) {
+    const auto shape = read_npy(path).shape;
+    if (shape.size() > 1)
+      j["note"] = fmt::format("{} is an array of shape {}: its values were taken in row-major order", path, fmt::join(shape, "x"));
+  }
+  if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) {
+    // Every value is the same: no distribution to call unimodal or multimodal.
+    j.update({{"statistic", nullptr}, {"p_value", nullptr}, {"score", nullptr}, {"decision", "constant sample"},
+              {"note", fmt::format("every value equals {}: a constant sample has no modes to test", v.front())}});
+    return j;
+  }
   sample_step view;
   view.data = {v.data(), int64_t(v.size())};
   det->reset({});
@@ -136,7 +148,6 @@ json run_stat(const std::string& name, const std::string& path, const stat_optio
   const stat_reading& rd = readings().at(name);
   json m = json::object();
   for (const auto& [k, x] : out.metrics) m[k] = number_or_null(x);
-  json j = {{"test", name}, {"file", path}, {"n", v.size()}, {"params", params}};
   j["statistic"] = m.contains(rd.statistic) ? m[rd.statistic] : json(nullptr);
   j["statistic_name"] = rd.statistic_name;
   j["p_value"] = m.contains("p_value") ? m["p_value"] : json(nullptr);
@@ -150,8 +161,8 @@ json run_stat(const std::string& name, const std::string& path, const stat_optio
 }
 
 nlohmann::json run_delta_crit(double sigma, double p, int exponent_bits) {
-  if (!(sigma > 0)) throw input_error("--sigma", std::to_string(sigma), "expected sigma > 0");
-  if (!(p > 0 && p < 1)) throw input_error("--p", std::to_string(p), "expected 0 < p < 1");
+  if (!(sigma > 0) || !std::isfinite(sigma)) throw input_error("--sigma", fmt::format("{}", sigma), "expected a finite sigma > 0");
+  if (!(p > 0 && p < 1)) throw input_error("--p", fmt::format("{}", p), "expected 0 < p < 1");
   if (exponent_bits < 2 || exponent_bits > 15)
     throw input_error("--exponent-bits", std::to_string(exponent_bits), "expected 2..15 (8 for bf16/fp32, 5 for fp16, 11 for fp64)");
   const auto c = delta_crit(sigma, p);

@@ -1,0 +1,67 @@
+// Inputs that make no sense end with exit 2 and a message naming what was
+// expected, and degenerate data gets a stated answer (issue 15's list of
+// defects found by an independent comparison, the ones fixed so far).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli_runner.hpp"
+#include "harness/io/npy.hpp"
+
+namespace {
+
+using namespace sdc::testing;
+using json = nlohmann::json;
+
+TEST(HostileInput, NonsenseDetectorParametersAreRefused) {
+  const auto d = scratch_dir("hostile-params");
+  std::vector<double> A(12, 1.0), B(12, 2.0);
+  sdc::write_npy(d + "/a.npy", "<f8", {3, 4}, A.data(), A.size() * 8);
+  sdc::write_npy(d + "/b.npy", "<f8", {4, 3}, B.data(), B.size() * 8);
+  const std::string gemm = "check-gemm --a " + d + "/a.npy --b " + d + "/b.npy --dtype fp64 --detector ";
+  for (const char* bad : {"vabft:e_max=-1", "vabft:e_max=0", "vabft:c_sigma=-2"}) {
+    const auto r = run_cli(gemm + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("expected a number > 0"), std::string::npos) << r.output;
+  }
+  for (const char* bad : {"vabft:e_max=nan", "vabft:c_sigma=inf"}) {
+    const auto r = run_cli(gemm + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find("a finite number"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run_cli(gemm + "vabft:e_max=1e-15").code, 0);
+}
+
+TEST(HostileInput, DeltaCritTakesFiniteValuesAndEchoesThemAsGiven) {
+  auto r = run_cli("delta-crit --sigma inf");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--sigma: inf: expected a finite sigma > 0"), std::string::npos) << r.output;
+  r = run_cli("delta-crit --sigma -1e-9");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--sigma: -1e-09:"), std::string::npos) << r.output;  // not "-0.000000"
+  r = run_cli("delta-crit --sigma 1 --p nan");
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
+TEST(HostileInput, StatSaysConstantSampleFlattenedArraysAndOneBasedPositions) {
+  const auto d = scratch_dir("hostile-stat");
+  std::ofstream(d + "/c.txt") << "5 5 5 5 5 5 5 5\n";
+  for (const char* test : {"folding", "folding_w1", "w1", "robust_z", "dip", "silverman", "uu_test"}) {
+    const auto r = run_cli(std::string("stat ") + test + " " + d + "/c.txt");
+    ASSERT_EQ(r.code, 0) << test << ": " << r.output;
+    const json j = json::parse(r.output);
+    EXPECT_EQ(j["decision"], "constant sample") << test;
+    EXPECT_TRUE(j["statistic"].is_null()) << test;  // no pivot 0, no "0 segments" beside "unimodal"
+  }
+  std::ofstream(d + "/n.txt") << "1 2\n3 nan 5\n";
+  auto r = run_cli("stat dip " + d + "/n.txt");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("n.txt: value 4: expected finite numbers"), std::string::npos) << r.output;  // the 4th value
+  std::vector<double> m = {1, 2, 3, 4, 5, 9, 2, 7};
+  sdc::write_npy(d + "/m.npy", "<f8", {2, 4}, m.data(), m.size() * 8);
+  r = run_cli("stat dip " + d + "/m.npy");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(json::parse(r.output)["note"].get<std::string>().find("shape 2x4"), std::string::npos) << r.output;
+}
+
+}  // namespace
