@@ -152,6 +152,9 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   nlohmann::json rows = nlohmann::json::array(), cols = nlohmann::json::array();
   auto entry = [&](int64_t idx, double diff, double thr) {
     const double t = thr * o_.threshold_scale;
+    if (!std::isfinite(t) && !policy_.depends().on_output)  // the bound overflowed from the inputs: cannot decide
+      return nlohmann::json{{"index", idx}, {"difference", std::isfinite(diff) ? nlohmann::json(diff) : nlohmann::json(nullptr)},
+                            {"threshold", nullptr}, {"failed", false}, {"cannot_check", true}};
     return nlohmann::json{{"index", idx}, {"difference", std::isfinite(diff) ? nlohmann::json(diff) : nlohmann::json(nullptr)},
                           {"threshold", t}, {"failed", !(std::fabs(diff) <= t)}};
   };
@@ -221,8 +224,17 @@ verdict checksum_abft<Policy>::finish(const gemm_data<T>& d, const checks<T>& c)
   const T* out = checked(d);
   verdict v{false, 0.0, {}, -1, -1, std::numeric_limits<double>::quiet_NaN()};
   const double inf = std::numeric_limits<double>::infinity();
+  // A threshold read from the inputs alone that overflowed (inputs so large
+  // that the error bound is not representable) cannot decide anything: the
+  // check neither flags nor locates, and the verdict says how many checks
+  // could not (cannot_check). A threshold that reads the output and is not
+  // finite, or a non-finite difference, is a symptom of an Inf/NaN: it flags.
+  const bool reads_output = policy_.depends().on_output;
+  int64_t cannot = 0, decided = 0;
   auto score_of = [&](double diff, double thr) {
-    if (!std::isfinite(diff) || !std::isfinite(thr)) return inf;
+    if (!reads_output && !std::isfinite(thr * o_.threshold_scale)) return ++cannot, -1.0;
+    ++decided;
+    if (!std::isfinite(diff)) return inf;
     const double t = thr * o_.threshold_scale;
     return t > 0 ? std::fabs(diff) / t : (diff != 0 ? inf : 0.0);
   };
@@ -245,6 +257,7 @@ verdict checksum_abft<Policy>::finish(const gemm_data<T>& d, const checks<T>& c)
     }
     v.score = std::max(v.score, worst_col_score);
   }
+  if (decided == 0) v.score = std::numeric_limits<double>::quiet_NaN();  // no check could say anything
   v.flagged = v.score > 1.0;
   const bool by_columns = o_.localize == localize_by::columns ||
                           (o_.localize == localize_by::automatic && o_.check_columns);
@@ -266,6 +279,7 @@ verdict checksum_abft<Policy>::finish(const gemm_data<T>& d, const checks<T>& c)
       if (jj != v.located_col) partial += row[jj];
     v.corrected_value = double(c.row_ref[size_t(v.located_row)]) - double(partial);
   }
+  if (cannot > 0) v.metrics.emplace_back("cannot_check", double(cannot));
   // Tightness: thresholds against the actual verification difference.
   v.metrics.emplace_back("threshold", sum_T / double(m));
   v.metrics.emplace_back("computed_diff", sum_D / double(m));

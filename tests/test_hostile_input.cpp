@@ -3,6 +3,7 @@
 // defects found by an independent comparison, the ones fixed so far).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "cli_runner.hpp"
@@ -62,6 +63,47 @@ TEST(HostileInput, StatSaysConstantSampleFlattenedArraysAndOneBasedPositions) {
   r = run_cli("stat dip " + d + "/m.npy");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(json::parse(r.output)["note"].get<std::string>().find("shape 2x4"), std::string::npos) << r.output;
+}
+
+// 001's checks on fp64 entries near 1e150: C is finite but the error bounds
+// overflow. The verdict says so (cannot_check), never a false alarm with a
+// made-up location; an Inf in C on ordinary data is still a detection.
+TEST(HostileInput, AnOverflowingThresholdCannotCheckButAnInfFaultIsDetected) {
+  const auto d = scratch_dir("hostile-overflow");
+  const int64_t m = 4, k = 8, n = 3;
+  std::vector<double> A(size_t(m * k)), B(size_t(k * n));
+  for (size_t i = 0; i < A.size(); ++i) A[i] = (1.0 + 0.1 * double(i % 5)) * 1e150;
+  for (size_t i = 0; i < B.size(); ++i) B[i] = (1.0 + 0.07 * double(i % 3)) * 1e150;
+  sdc::write_npy(d + "/a.npy", "<f8", {m, k}, A.data(), A.size() * 8);
+  sdc::write_npy(d + "/b.npy", "<f8", {k, n}, B.data(), B.size() * 8);
+  // (A-ABFT's default y = 21 is the paper's constant for data in [-1, 1]: its
+  // threshold stays finite and does not scale, a parameter choice, not an overflow.)
+  for (const char* det : {"vabft", "vabft_exact_variance"}) {
+    const auto r = run_cli("check-gemm --a " + d + "/a.npy --b " + d + "/b.npy --dtype fp64 --detector " + det);
+    ASSERT_EQ(r.code, 0) << r.output;
+    const json v = json::parse(r.output)["verdict"];
+    EXPECT_TRUE(v["cannot_check"].get<bool>()) << det << " " << v;
+    EXPECT_FALSE(v["flagged"].get<bool>()) << det;
+    EXPECT_TRUE(v["located_row"].is_null()) << det;
+  }
+  // Ordinary data, C given with one element Inf: every policy flags it.
+  for (auto& x : A) x *= 1e-150;
+  for (auto& x : B) x *= 1e-150;
+  std::vector<double> C(size_t(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t q = 0; q < k; ++q) C[size_t(i * n + j)] += A[size_t(i * k + q)] * B[size_t(q * n + j)];
+  C[4] = INFINITY;
+  sdc::write_npy(d + "/a.npy", "<f8", {m, k}, A.data(), A.size() * 8);
+  sdc::write_npy(d + "/b.npy", "<f8", {k, n}, B.data(), B.size() * 8);
+  sdc::write_npy(d + "/c.npy", "<f8", {m, n}, C.data(), C.size() * 8);
+  for (const char* det : {"vabft", "aabft", "higham", "fixed_rel"}) {
+    const auto r = run_cli("check-gemm --a " + d + "/a.npy --b " + d + "/b.npy --c " + d + "/c.npy --dtype fp64 --detector " + det);
+    ASSERT_EQ(r.code, 0) << r.output;
+    const json v = json::parse(r.output)["verdict"];
+    EXPECT_TRUE(v["flagged"].get<bool>()) << det << " " << v;
+    EXPECT_FALSE(v["cannot_check"].get<bool>()) << det;
+  }
 }
 
 }  // namespace

@@ -78,6 +78,7 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
               {"detector", {{"name", name}, {"params", params}}},
               {"verdict",
                {{"flagged", v.flagged},
+                {"cannot_check", std::any_of(v.metrics.begin(), v.metrics.end(), [](const auto& m) { return m.first == "cannot_check"; })},
                 {"score", std::isfinite(v.score) ? json(v.score) : json(nullptr)},
                 {"located_row", v.located_row >= 0 ? json(v.located_row) : json(nullptr)},
                 {"located_col", v.located_col >= 0 ? json(v.located_col) : json(nullptr)},
