@@ -34,15 +34,16 @@ double folding_p_value(double phi, int n, int d) {
   constexpr double a = 0.4785, b = 0.1946, c = 2.0287;
   const double e = std::fabs(phi - 1) * std::sqrt(double(n)) / (std::log(double(d)) + c);
   if (!(e > 0)) return 1.0;
-  // g(x) = a (1 - x) - b ln x - e decreases on (0, 1] from +inf to -e: bisection.
-  double lo = 0, hi = 1;
-  for (int i = 0; i < 200 && hi - lo > 1e-300; ++i) {
+  // g(x) = a (1 - x) - b ln x - e decreases on (0, 1] from +inf to -e. Solved in
+  // t = ln x, so p-values far below 1e-60 are right (to the last double above
+  // the subnormals): h(t) = a (1 - e^t) - b t - e decreases, h(0) = -e < 0, and
+  // h(t) >= -b t - e > 0 for t < -e / b: bisection on [-e / b - 1, 0].
+  double lo = -e / b - 1, hi = 0;
+  for (int i = 0; i < 400 && hi - lo > 1e-15 * std::max(1.0, std::fabs(lo)); ++i) {
     const double mid = lo + 0.5 * (hi - lo);
-    if (mid <= 0) break;
-    (a * (1 - mid) - b * std::log(mid) - e > 0 ? lo : hi) = mid;
-    if (hi - lo < 1e-15 * hi) break;
+    (a * (1 - std::exp(mid)) - b * mid - e > 0 ? lo : hi) = mid;
   }
-  return 0.5 * (lo + hi);
+  return std::exp(0.5 * (lo + hi));
 }
 
 folding_result folding_test(std::span<const double> x) {
