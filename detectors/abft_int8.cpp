@@ -145,8 +145,8 @@ class abft_int8 final : public int8_gemm_detector {
   nlohmann::json explain() const override {
     nlohmann::json rows = nlohmann::json::array();
     for (size_t i = 0; i < rows_.size(); ++i)
-      rows.push_back({{"row", i}, {"row_sum_mod", rows_[i].first}, {"checksum_mod", rows_[i].second},
-                      {"flagged", rows_[i].first != rows_[i].second}});
+      rows.push_back({{"index", i}, {"row_sum_mod", rows_[i].first}, {"checksum_mod", rows_[i].second},
+                      {"failed", rows_[i].first != rows_[i].second}});
     return {{"modulus", M_}, {"rows", rows}};
   }
 
@@ -183,8 +183,8 @@ class abft_int8_exact final : public int8_gemm_detector {
   nlohmann::json explain() const override {
     nlohmann::json rows = nlohmann::json::array();
     for (size_t i = 0; i < rows_.size(); ++i)
-      rows.push_back({{"row", i}, {"row_sum", rows_[i].first}, {"expected", rows_[i].second},
-                      {"flagged", rows_[i].first != rows_[i].second}});
+      rows.push_back({{"index", i}, {"row_sum", rows_[i].first}, {"expected", rows_[i].second},
+                      {"failed", rows_[i].first != rows_[i].second}});
     return {{"rows", rows}};
   }
 
