@@ -12,8 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// NaN scores (a detector that saw NaN) rank above every number.
-bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
 
 class per_rank_detector final : public episode_detector {
  public:
@@ -36,7 +34,7 @@ class per_rank_detector final : public episode_detector {
     for (size_t r = 0; r < views.size(); ++r) {
       verdict v = ranks_[r]->observe(*views[r]);
       const bool better = best_rank < 0 || (v.flagged && !best_flagged) ||
-                          (v.flagged == best_flagged && higher(v.score, best.score));
+                          (v.flagged == best_flagged && score_higher(v.score, best.score));
       if (better) best = std::move(v), best_rank = int(r), best_flagged = best.flagged;
     }
     if (blame_ranks_ && best.flagged) best.rank = best_rank;

@@ -36,19 +36,10 @@ consistency norms_and_losses(std::span<const double> losses, const std::vector<s
   return c;
 }
 
-// sum_p x_p y_p over 8 lanes, x float, y double (the unit-vector sum S).
-double dot_lanes_mixed(std::span<const float> x, const std::vector<double>& y) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const size_t n = x.size(), whole = n - n % 8;
-  for (size_t i = 0; i < whole; i += 8)
-    for (size_t l = 0; l < 8; ++l) acc[l] += double(x[i + l]) * y[i + l];
-  for (size_t i = whole; i < n; ++i) acc[i % 8] += double(x[i]) * y[i];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-}  // namespace
-
-double dot_lanes(std::span<const float> a, std::span<const float> b) {
+// sum_i a_i b_i in fp64 over 8 lanes (lane i mod 8, added in lane order);
+// b is the ranks' float gradients or the fp64 unit-vector sum S.
+template <class B>
+double lane_dot(std::span<const float> a, const B& b) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const size_t n = a.size(), whole = n - n % 8;
   for (size_t i = 0; i < whole; i += 8)
@@ -56,6 +47,10 @@ double dot_lanes(std::span<const float> a, std::span<const float> b) {
   for (size_t i = whole; i < n; ++i) acc[i % 8] += double(a[i]) * double(b[i]);
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
+
+}  // namespace
+
+double dot_lanes(std::span<const float> a, std::span<const float> b) { return lane_dot(a, b); }
 
 consistency consistency_metrics(std::span<const double> losses, const std::vector<std::span<const float>>& grads) {
   consistency c = norms_and_losses(losses, grads, dot_lanes);
@@ -71,7 +66,7 @@ consistency consistency_metrics(std::span<const double> losses, const std::vecto
   const double s2 = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
   c.cos_mean = R > 1 ? (s2 - double(R)) / (double(R) * double(R - 1)) : k_nan;
   for (size_t r = 0; r < R; ++r) {
-    const double us = dot_lanes_mixed(grads[r], S) / c.norms[r];
+    const double us = lane_dot(grads[r], S) / c.norms[r];
     const double rest2 = s2 - 2 * us + 1;
     c.cos_to_rest.push_back(R > 1 ? (us - 1) / std::sqrt(std::fmax(rest2, 0.0)) : k_nan);
   }

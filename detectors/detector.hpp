@@ -47,6 +47,9 @@ struct verdict {
   location where() const { return {rank, located_row, located_col}; }
 };
 
+// Scores compared so that NaN (a detector that saw NaN) ranks above every number.
+inline bool score_higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
 // A parameter a detector takes, with its type and default.
 //   number:    a JSON number
 //   integer:   a JSON integer

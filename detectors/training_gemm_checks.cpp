@@ -32,7 +32,6 @@ std::vector<const detector_info*> all_gemm_detectors() {
   return out;
 }
 
-bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
 
 // The frame: every GEMM of the step through one check.
 class gemm_checks : public training_detector {
@@ -47,7 +46,7 @@ class gemm_checks : public training_detector {
       const verdict v = check_gemm(g);
       ++checked, failed += v.flagged;
       out.flagged |= v.flagged;
-      if (higher(v.score, out.score)) out.score = v.score;
+      if (score_higher(v.score, out.score)) out.score = v.score;
     }
     out.metrics = {{"gemms_checked", checked}, {"gemms_failed", failed}};
     return out;

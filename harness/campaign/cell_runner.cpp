@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -36,15 +35,6 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
   return results;
-}
-
-cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate) {
-  cell_records out = summarize_cell(s, c, run_trials(s, c, 0, s.faulty_trials + s.clean_trials, threads));
-  if (last_rate && !out.records.empty()) {
-    const auto& f = out.records.back()["faulty"];
-    *last_rate = f["rate"].is_null() ? std::nan("") : f["rate"].get<double>();
-  }
-  return out;
 }
 
 std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have) {

@@ -15,15 +15,12 @@ namespace sdc {
 // faulty trial t, else clean trial t - faulty_trials).
 std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t first, int64_t count, int threads);
 
-// Every trial of the cell, added up; *last_rate: its last detector's detection rate.
-cell_records run_cell(const suite& s, const cell& c, int threads, double* last_rate);
-
 // Episodes of a cell already run, by their first trial (the journaled chunks
 // of a killed MPI job).
 using chunk_map = std::map<int64_t, std::vector<episode_result>>;
 // The ranges [first, first + count) of a cell's `total` trials that `have` does not cover, in order.
 std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have);
-// Runs what `have` lacks and adds the whole cell up.
+// Runs what `have` lacks (with nothing: every trial) and adds the whole cell up.
 cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have);
 
 }  // namespace sdc

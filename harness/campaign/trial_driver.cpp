@@ -14,7 +14,6 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
-bool higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
 
 // The plan at one step of one episode: its stream, what it injected, whether
 // it could. Used after the kernels (target()) or from inside the step.
@@ -160,7 +159,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
       de.seconds += seconds_since(t0);
       de.flagged_steps += v.flagged;
       if (!faulty) {
-        if (step == 0 || higher(v.score, de.score)) de.score = v.score;
+        if (step == 0 || score_higher(v.score, de.score)) de.score = v.score;
         deciding[k] = std::move(v);  // the last step's metrics
         continue;
       }

@@ -39,18 +39,18 @@ int run_train_job(const train_options& o) {
   std::unique_ptr<train::collective> coll;
   bool lead = true;  // the process that prints and writes (rank 0 under MPI)
   if (c.mpi) {
-    train::ensure_mpi();
-    if (train::mpi_size() != c.dp.ranks)
+    mpi::ensure_mpi();
+    if (mpi::size() != c.dp.ranks)
       throw input_error(path, "ranks", fmt::format("{} (backend mpi runs one process per rank); mpirun started {}",
-                                                            c.dp.ranks, train::mpi_size()));
+                                                            c.dp.ranks, mpi::size()));
     coll = std::make_unique<train::mpi_collective>(c.ordered);
-    lead = train::mpi_rank() == 0;
+    lead = mpi::rank() == 0;
   }
   std::string ckpt;
   train::replica start;
-  if (c.mpi && !lead) train::mpi_barrier();  // rank 0 pretrains and caches, the others read the cache
+  if (c.mpi && !lead) mpi::barrier();  // rank 0 pretrains and caches, the others read the cache
   start = train::pretrained_start(c, &ckpt);
-  if (c.mpi && lead) train::mpi_barrier();
+  if (c.mpi && lead) mpi::barrier();
   const double before = train::eval_loss(c.model, start.params, data.eval);
   train::dp_trainer t(c.model, c.optim, c.dp, &data.train, coll.get());
   t.start_from(start);
@@ -101,10 +101,10 @@ int run_train(const train_options& o) {
   try {
     return run_train_job(o);
   } catch (const std::exception& e) {
-    if (!train::mpi_running()) throw;
+    if (!mpi::running()) throw;
     // Under mpirun: one message per failing rank, then the whole job ends (no rank left waiting).
-    std::cerr << fmt::format("sdcbench: error (rank {}): {}\n", train::mpi_rank(), e.what());
-    train::mpi_abort(2);
+    std::cerr << fmt::format("sdcbench: error (rank {}): {}\n", mpi::rank(), e.what());
+    mpi::abort_job(2);
   }
 }
 

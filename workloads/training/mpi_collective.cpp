@@ -64,7 +64,7 @@ torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
 }
 
 std::vector<double> mpi_collective::gather(const std::vector<double>& local, size_t per_rank) {
-  std::vector<double> all(per_rank * size_t(mpi_size()));
+  std::vector<double> all(per_rank * size_t(mpi::size()));
   check(MPI_Allgather(local.data(), checked_count(int64_t(per_rank)), MPI_DOUBLE, all.data(),
                       checked_count(int64_t(per_rank)), MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
   return all;

@@ -14,15 +14,6 @@
 
 namespace sdc::train {
 
-// The job's processes (harness/parallel/mpi_world.hpp), under the names the
-// training code uses.
-inline void ensure_mpi() { mpi::ensure_mpi(); }
-inline int mpi_rank() { return mpi::rank(); }
-inline int mpi_size() { return mpi::size(); }
-[[noreturn]] inline void mpi_abort(int code) { mpi::abort_job(code); }
-inline void mpi_barrier() { mpi::barrier(); }
-inline bool mpi_running() { return mpi::running(); }
-
 class mpi_collective final : public collective {
  public:
   explicit mpi_collective(bool ordered);
