@@ -174,7 +174,7 @@ template <class Policy>
 template <class T>
 verdict checksum_abft<Policy>::verify_change_t(const gemm_data<T>& d, const gemm_change& ch) {
   auto& s = st<T>();
-  const auto [m, n, k] = d.shape;
+  const int64_t m = d.shape.m, n = d.shape.n;  // named variables: lambdas below capture them (clang 14)
   checks<T>& c = s.work;
   c = s.base;
   const policy_dependencies dep = policy_.depends();

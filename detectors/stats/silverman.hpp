@@ -19,7 +19,12 @@
 // flat tails is not a mode (an isolated point of n = 10^7 stands 1e-7 above
 // them). The reference twin evaluates the exact sum at the same grid points,
 // O(n) each. The critical bandwidth is bracketed by halving / doubling and then
-// bisected geometrically to a relative width of 1e-4.
+// bisected geometrically to a relative width of 1e-4. Binning puts the
+// binned h 0.2-0.4 % below the exact one, so the fast path finishes with exact
+// sums (over the points within 7h of each grid point) from a bracket around
+// the binned h: both paths give the same h to 1e-4 (a test). The data are
+// scaled by a power of two first (exact), so values near the ends of fp64
+// neither overflow the range nor the bootstrap's variance.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -3,6 +3,7 @@
 #include "harness/campaign/cell_runner.hpp"
 #include "harness/campaign/distributed.hpp"
 #include "harness/campaign/episode_codec.hpp"
+#include "harness/campaign/journal.hpp"
 
 #include <unistd.h>
 
@@ -91,15 +92,6 @@ json journal_header(const suite& s, const run_options& o, size_t cells) {
           {"cells_total", cells}};
 }
 
-// Written and flushed: a killed process loses nothing written; `sync` also
-// survives a machine crash (finished cells; chunks are only flushed).
-void append_line(std::FILE* f, const json& j, bool sync = true) {
-  const std::string line = j.dump() + "\n";
-  std::fwrite(line.data(), 1, line.size(), f);
-  std::fflush(f);
-  if (sync) ::fsync(::fileno(f));
-}
-
 // The suite, loaded and checked: every detector of every runnable cell of the
 // shard built once before anything is written (a bad parameter or a missing
 // calibration entry is an error now, not a half-finished run).
@@ -132,58 +124,6 @@ campaign_setup set_up(const run_options& o, const std::string& started) {
   return c;
 }
 
-// What an earlier, interrupted run finished (whatever its process count):
-// whole cells, and the chunks of cells an MPI job had not finished.
-struct journaled {
-  std::map<size_t, cell_records> done;
-  std::map<size_t, chunk_map> chunks;
-};
-
-journaled read_journal(const std::string& journal, const json& header, bool resume) {
-  journaled out;
-  auto& done = out.done;
-  if (!std::filesystem::exists(journal)) return out;
-  if (!resume) throw input_error(journal, "file", "a journal of an interrupted run exists; pass --resume to continue it, or delete it");
-  std::ifstream in(journal);
-  std::string line;
-  std::vector<std::string> lines;
-  while (std::getline(in, line)) lines.push_back(line);
-  bool first = true;
-  size_t lineno = 0;
-  for (const auto& l : lines) {
-    ++lineno;
-    json j;
-    try {
-      j = json::parse(l);
-    } catch (const json::parse_error&) {
-      if (lineno == lines.size()) break;  // a line cut short by the kill: that cell reruns
-      throw input_error(journal, "line " + std::to_string(lineno), "expected one JSON record per line");
-    }
-    if (first) {
-      if (j != header)
-        throw input_error(journal, "line 1",
-                          "the journal was written for another suite version, scale, seed, --axis or --shard; expected " +
-                              header.dump() + "; got " + j.dump());
-      first = false;
-      continue;
-    }
-    if (j.contains("chunk")) {
-      const auto& b = j.at("episodes");
-      out.chunks[j.at("chunk").get<size_t>()][j.at("first").get<int64_t>()] =
-          decode_episodes(b.is_binary() ? std::vector<uint8_t>(b.get_binary()) : b.at("bytes").get<std::vector<uint8_t>>());
-      continue;
-    }
-    cell_records r;
-    for (auto& x : j.at("records")) r.records.push_back(x);
-    for (auto& x : j.at("recordings")) r.recordings.push_back(x);
-    for (auto& x : j.at("timing")) r.timing.push_back(x);
-    done[j.at("cell").get<size_t>()] = std::move(r);
-  }
-  if (first) out = {};
-  for (const auto& [n, r] : done) out.chunks.erase(n);
-  return out;
-}
-
 }  // namespace
 
 json run_campaign(const run_options& o) {
@@ -206,13 +146,16 @@ json run_campaign(const run_options& o) {
   const std::string journal = o.out + ".journal";
   std::map<size_t, cell_records> done;
   std::map<size_t, chunk_map> chunks;
-  std::FILE* jf = nullptr;
+  std::optional<journal_writer> jw;
+  bool resumed = false;
   if (lead) {  // only rank 0 of a job touches files
-    journaled j = read_journal(journal, setup->header, o.resume);
+    const bool existed = std::filesystem::exists(journal);
+    jw.emplace(journal);  // locked before it is read: two runs never share one --out
+    const journal_shape shape{ex.cells.size(), s.faulty_trials + s.clean_trials, s.detectors.size(), s.recorders.size()};
+    journaled j = existed ? read_journal(journal, setup->header, shape, o.resume) : journaled{};
     done = std::move(j.done), chunks = std::move(j.chunks);
-    jf = std::fopen(journal.c_str(), done.empty() && chunks.empty() ? "w" : "a");
-    if (!jf) throw input_error(journal, "file", "cannot open the journal for writing");
-    if (done.empty() && chunks.empty()) append_line(jf, setup->header);
+    resumed = !done.empty() || !chunks.empty();
+    if (done.empty() && chunks.empty()) jw->restart(setup->header);
   }
   std::vector<size_t> mine, todo;
   for (size_t n = 0; n < ex.cells.size(); ++n)
@@ -225,7 +168,7 @@ json run_campaign(const run_options& o) {
     else if (!ex.skipped[n]) trials_done += per_cell;
   }
   progress_line progress(o.progress && lead);
-  int journaled = 0;
+  int cells_journaled = 0;
   size_t finished = mine.size() - todo.size();
   double last_rate = std::nan("");
   auto cell_done = [&](size_t n, cell_records r) {
@@ -234,17 +177,17 @@ json run_campaign(const run_options& o) {
       const json& f = std::as_const(r.records.back()).at("faulty");
       if (f.is_object() && f.contains("rate") && f.at("rate").is_number()) last_rate = f.at("rate").get<double>();
     }
-    append_line(jf, {{"cell", n}, {"records", r.records}, {"recordings", r.recordings}, {"timing", r.timing}});
+    jw->append({{"cell", n}, {"records", r.records}, {"recordings", r.recordings}, {"timing", r.timing}});
     done[n] = std::move(r);
     progress.update(++finished, mine.size(), trials_done, trials_total, s.detectors.back().label, last_rate);
-    if (o.stop_after_cells >= 0 && ++journaled >= o.stop_after_cells) {
-      std::fclose(jf);
+    if (o.stop_after_cells >= 0 && ++cells_journaled >= o.stop_after_cells) {
+      jw->close();
       std::_Exit(3);  // simulated crash (tests only)
     }
   };
   // An MPI job journals every chunk as it arrives: a killed job loses no finished trial.
   auto chunk_done = [&](size_t n, int64_t first, const std::vector<episode_result>& eps) {
-    append_line(jf, {{"chunk", n}, {"first", first}, {"episodes", json::binary(encode_episodes(eps))}}, false);
+    jw->append({{"chunk", n}, {"first", first}, {"episodes", json::binary(encode_episodes(eps))}}, false);
   };
   double comm = 0;
   if (job.in_job) {
@@ -260,7 +203,6 @@ json run_campaign(const run_options& o) {
     prov["job"] = jp;
   }
   progress.finish();
-  std::fclose(jf);
 
   json cells = json::array(), recordings = json::array(), timing = json::array();
   for (size_t n : mine) {
@@ -269,8 +211,12 @@ json run_campaign(const run_options& o) {
     for (auto& t : done[n].timing) timing.push_back(std::move(t));
   }
   json result = make_result_set(describe_run(s), o.shard_index, o.shard_count, cells, recordings, timing, prov);
+  if (resumed)  // journaled cells came from a file: the result must still add up before it is written
+    if (auto p = validate_result_set(result); !p.empty())
+      throw input_error(journal, p.front(), "the resumed cells do not make a valid result set; delete the journal and run again");
   write_json_atomic(o.out, result);
   std::filesystem::remove(journal);
+  jw->close();
   return result;
 }
 

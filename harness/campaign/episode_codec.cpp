@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/errors.hpp"
+
 namespace sdc {
 namespace {
 
@@ -15,7 +17,7 @@ json metrics_json(const metric_list& m) {
 
 metric_list metrics_of(const json& a) {
   metric_list m;
-  for (const auto& e : a) m.emplace_back(e[0].get<std::string>(), e[1].get<double>());
+  for (const auto& e : a) m.emplace_back(e.at(0).get<std::string>(), e.at(1).get<double>());
   return m;
 }
 
@@ -31,20 +33,34 @@ json episode_json(const episode_result& e) {
           {"kernel_seconds", e.kernel_seconds}, {"kernel_ran", e.kernel_ran}};
 }
 
+// Integers and enums from bytes that may come from a file (a resumed
+// journal): a float where an integer belongs is refused, not cast.
+int64_t int_of(const json& v, const char* what) {
+  if (!v.is_number_integer()) throw value_error(std::string("episode: ") + what + ": expected an integer");
+  return v.get<int64_t>();
+}
+template <class E>
+E enum_of(const json& v, int count, const char* what) {
+  const int64_t i = int_of(v, what);
+  if (i < 0 || i >= count) throw value_error(std::string("episode: ") + what + " out of range");
+  return E(i);
+}
+
 episode_result episode_of(const json& j) {
   episode_result e;
-  e.skipped = j["skipped"], e.skip_reason = j["reason"], e.steps = j["steps"];
-  e.truth.band = significance(j["band"].get<int>());
-  e.truth.metrics = metrics_of(j["truth"]);
-  for (const auto& x : j["detectors"]) {
+  e.skipped = j.at("skipped"), e.skip_reason = j.at("reason"), e.steps = int_of(j.at("steps"), "steps");
+  e.truth.band = enum_of<significance>(j.at("band"), k_significance_count, "significance band");
+  e.truth.metrics = metrics_of(j.at("truth"));
+  for (const auto& x : j.at("detectors")) {
     detector_episode d;
-    d.result = outcome(x["r"].get<int>());
-    d.score = x["s"], d.latency = x["l"], d.flagged_steps = x["f"], d.early_flags = x["e"];
-    d.metrics = metrics_of(x["m"]), d.judged = metrics_of(x["j"]), d.seconds = x["t"];
+    d.result = enum_of<outcome>(x.at("r"), k_outcome_count, "outcome");
+    d.score = x.at("s"), d.latency = int_of(x.at("l"), "latency");
+    d.flagged_steps = int_of(x.at("f"), "flagged steps"), d.early_flags = int_of(x.at("e"), "early flags");
+    d.metrics = metrics_of(x.at("m")), d.judged = metrics_of(x.at("j")), d.seconds = x.at("t");
     e.detectors.push_back(std::move(d));
   }
-  for (const auto& r : j["recordings"]) e.recordings.push_back(metrics_of(r));
-  e.kernel_seconds = j["kernel_seconds"], e.kernel_ran = j["kernel_ran"];
+  for (const auto& r : j.at("recordings")) e.recordings.push_back(metrics_of(r));
+  e.kernel_seconds = j.at("kernel_seconds"), e.kernel_ran = j.at("kernel_ran");
   return e;
 }
 
@@ -58,7 +74,9 @@ std::vector<uint8_t> encode_episodes(const std::vector<episode_result>& r) {
 
 std::vector<episode_result> decode_episodes(const std::vector<uint8_t>& bytes) {
   std::vector<episode_result> out;
-  for (const auto& j : json::from_msgpack(bytes)) out.push_back(episode_of(j));
+  const json a = json::from_msgpack(bytes);
+  if (!a.is_array()) throw value_error("episodes: expected an array");
+  for (const auto& j : a) out.push_back(episode_of(j));
   return out;
 }
 

@@ -65,6 +65,14 @@ npy_array read_npy(const std::string& path) {
   } else {
     throw input_error(path, "version", "expected .npy format version 1, 2 or 3; got " + std::to_string(major));
   }
+  {  // the header must fit in the file before it is allocated
+    const auto here = in.tellg();
+    in.seekg(0, std::ios::end);
+    const uint64_t left = uint64_t(in.tellg() - here);
+    in.seekg(here);
+    if (hlen > left)
+      throw input_error(path, "header", "expected a header of " + std::to_string(hlen) + " bytes; the file has " + std::to_string(left) + " left");
+  }
   std::string header(hlen, '\0');
   if (!in.read(header.data(), hlen)) throw input_error(path, "header", "expected a header of " + std::to_string(hlen) + " bytes; file ends");
   npy_array a;
@@ -82,16 +90,37 @@ npy_array read_npy(const std::string& path) {
   const std::string dims = m[1];
   const std::regex number("-?\\d+");
   std::sregex_iterator it(dims.begin(), dims.end(), number), end;
+  // The element count, checked against the bytes the file has left before
+  // anything is allocated: a header may claim 2^62 elements, or dimensions
+  // whose product overflows.
+  const auto here = in.tellg();
+  in.seekg(0, std::ios::end);
+  const uint64_t left = uint64_t(in.tellg() - here);
+  in.seekg(here);
+  const uint64_t es = item_size(a.descr);
+  uint64_t count = 1;
+  bool too_big = false;
   for (; it != end; ++it) {
-    const int64_t d = std::stoll(it->str());
-    if (d < 0) throw input_error(path, "header.shape", "expected non-negative dimensions");
-    a.shape.push_back(d);
+    const std::string t = it->str();
+    if (t[0] == '-') throw input_error(path, "header.shape", "expected non-negative dimensions; got " + t);
+    if (t.size() > 18) {
+      too_big = true;
+      continue;
+    }
+    const uint64_t d = std::stoull(t);
+    a.shape.push_back(int64_t(d));
+    if (d != 0 && count > (uint64_t(1) << 62) / d) too_big = true;
+    else count *= d;
   }
-  const size_t want = size_t(a.count()) * item_size(a.descr);
-  a.bytes.resize(want);
-  in.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(want));
-  if (size_t(in.gcount()) != want)
-    throw input_error(path, "data", "expected " + std::to_string(want) + " bytes of data for the header's shape; the file is truncated after " +
+  if (too_big)
+    throw input_error(path, "header.shape", "expected a shape of at most 2^62 elements; got (" + dims + ")");
+  if (count > left / es)
+    throw input_error(path, "data", "expected " + std::to_string(count) + " elements of " + std::to_string(es) +
+                                        " bytes for the header's shape; the file is truncated after " + std::to_string(left) + " bytes of data");
+  a.bytes.resize(size_t(count * es));
+  in.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(a.bytes.size()));
+  if (uint64_t(in.gcount()) != count * es)
+    throw input_error(path, "data", "expected " + std::to_string(count * es) + " bytes of data; the file is truncated after " +
                                         std::to_string(in.gcount()));
   return a;
 }

@@ -1,5 +1,6 @@
 #include "harness/io/safetensors.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,49 @@ struct header {
   json j;
   uint64_t data_start = 0, file_size = 0;
 };
+
+size_t dtype_size(const std::string& d);
+
+// Every tensor entry {dtype, shape, data_offsets}: a known dtype, dimensions
+// >= 0 whose byte count does not overflow and matches the offsets, offsets
+// inside the file's data, and no two tensors sharing bytes (the format's own
+// rule: a buffer indexed once, so no file is two things at once).
+void check_entries(const std::string& path, header& h) {
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  const uint64_t data = h.file_size - h.data_start;
+  for (auto it = h.j.begin(); it != h.j.end(); ++it) {
+    if (it.key() == "__metadata__") continue;
+    const std::string where = "header." + it.key();
+    const json& t = *it;
+    if (!t.is_object() || !t.contains("dtype") || !t.contains("shape") || !t.contains("data_offsets") || !t["dtype"].is_string() ||
+        !t["shape"].is_array() || !t["data_offsets"].is_array() || t["data_offsets"].size() != 2)
+      throw input_error(path, where, "expected {dtype: string, shape: [dims], data_offsets: [begin, end]}");
+    const uint64_t es = dtype_size(t["dtype"].get<std::string>());
+    if (es == 0)
+      throw input_error(path, where + ".dtype", "expected F64, F32, F16, BF16, I64, I32, I16, I8 or U8; got " + t["dtype"].get<std::string>());
+    uint64_t bytes = es;
+    for (const auto& d : t["shape"]) {
+      if (!d.is_number_unsigned()) throw input_error(path, where + ".shape", "expected non-negative integer dimensions; got " + d.dump());
+      const uint64_t v = d.get<uint64_t>();
+      if (v > (uint64_t(1) << 62) || (v != 0 && bytes > (uint64_t(1) << 62) / v)) throw input_error(path, where + ".shape", "expected at most 2^62 bytes; got " + t["shape"].dump());
+      bytes *= v;
+    }
+    for (const auto& o : t["data_offsets"])
+      if (!o.is_number_unsigned()) throw input_error(path, where + ".data_offsets", "expected two non-negative integers; got " + t["data_offsets"].dump());
+    const uint64_t b = t["data_offsets"][0].get<uint64_t>(), e = t["data_offsets"][1].get<uint64_t>();
+    if (e < b || e - b != bytes)
+      throw input_error(path, where + ".data_offsets", "expected [begin, end] spanning shape x " + std::to_string(es) + " bytes");
+    if (e > data)
+      throw input_error(path, "data", "the file is truncated: tensor " + it.key() + " ends at byte " + std::to_string(h.data_start + e) +
+                                          ", the file has " + std::to_string(h.file_size));
+    if (b < e) spans.emplace_back(b, e);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second)
+      throw input_error(path, "header.data_offsets", "expected tensors that do not overlap; two share bytes " + std::to_string(spans[i].first) +
+                                                        " to " + std::to_string(std::min(spans[i].second, spans[i - 1].second)));
+}
 
 header read_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -37,6 +81,7 @@ header read_header(const std::string& path) {
   }
   if (!h.j.is_object()) throw input_error(path, "header", "expected a JSON object");
   h.data_start = 8 + n;
+  check_entries(path, h);
   return h;
 }
 
@@ -72,30 +117,19 @@ std::vector<std::string> safetensors_names(const std::string& path) {
 
 safetensor read_safetensor(const std::string& path, const std::string& name) {
   const header h = read_header(path);
-  if (!h.j.contains(name)) {
+  if (!h.j.contains(name) || name == "__metadata__") {
     std::string names;
     for (const auto& n : safetensors_names(path)) names += (names.empty() ? "" : ", ") + n;
     throw input_error(path, "header." + name, "no tensor of that name; the file holds: " + names);
   }
-  const json& t = h.j[name];
+  const json& t = h.j[name];  // checked by read_header
   safetensor s;
   s.name = name;
-  try {
-    s.dtype = t.at("dtype").get<std::string>();
-    s.shape = t.at("shape").get<std::vector<int64_t>>();
-  } catch (const std::exception&) {
-    throw input_error(path, "header." + name, "expected {dtype, shape, data_offsets}");
-  }
+  s.dtype = t["dtype"].get<std::string>();
+  s.shape = t["shape"].get<std::vector<int64_t>>();
   const size_t es = dtype_size(s.dtype);
-  if (es == 0) throw input_error(path, "header." + name + ".dtype", "expected F64, F32, F16, BF16, I64, I32, I16, I8 or U8; got " + s.dtype);
-  uint64_t count = 1;
-  for (auto d : s.shape) count *= uint64_t(d);
-  const auto off = t.at("data_offsets").get<std::vector<uint64_t>>();
-  if (off.size() != 2 || off[1] < off[0] || off[1] - off[0] != count * es)
-    throw input_error(path, "header." + name + ".data_offsets", "expected [begin, end] spanning shape x " + std::to_string(es) + " bytes");
-  if (h.data_start + off[1] > h.file_size)
-    throw input_error(path, "data", "the file is truncated: tensor " + name + " ends at byte " + std::to_string(h.data_start + off[1]) +
-                                        ", the file has " + std::to_string(h.file_size));
+  const auto off = t["data_offsets"].get<std::vector<uint64_t>>();
+  const uint64_t count = (off[1] - off[0]) / es;
   std::ifstream in(path, std::ios::binary);
   in.seekg(std::streamoff(h.data_start + off[0]));
   std::vector<unsigned char> bytes(off[1] - off[0]);

@@ -81,15 +81,6 @@ struct forward_state {
 
 }  // namespace
 
-std::string model_config::invalid() const {
-  if (layers < 1) return fmt::format("layers: expected an integer >= 1; got {}", layers);
-  if (width < 1 || heads < 1) return fmt::format("width, heads: expected integers >= 1; got {}, {}", width, heads);
-  if (width % heads != 0) return fmt::format("heads: expected a divisor of width {}; got {}", width, heads);
-  if (seq < 2) return fmt::format("seq: expected an integer >= 2; got {}", seq);
-  if (!(dropout >= 0 && dropout < 1)) return fmt::format("dropout: expected a probability in [0, 1); got {}", dropout);
-  return "";
-}
-
 int64_t param_set::index_of(const std::string& name) const {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return int64_t(i);

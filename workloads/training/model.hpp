@@ -17,21 +17,9 @@
 #include <string>
 #include <vector>
 
-namespace sdc::train {
+#include "workloads/training/training_config.hpp"
 
-struct model_config {
-  int layers = 2;
-  int width = 64;
-  int heads = 4;
-  int seq = 96;       // tokens per sample (context length)
-  int vocab = 256;    // bytes
-  bool tied_head = true;
-  bool rmsnorm = false;
-  double dropout = 0.0;
-  bool bf16 = false;  // GEMMs in bf16 (autocast), else all fp32
-  // "": valid; else what is wrong, naming the field.
-  std::string invalid() const;
-};
+namespace sdc::train {
 
 // Parameters in a fixed order, each with its name ("blocks.0.attn.qkv.weight").
 struct param_set {

@@ -60,38 +60,6 @@ void clip_grads(param_set& p, double max_norm) {
 
 }  // namespace
 
-std::string optim_config::invalid() const {
-  if (!(lr > 0) || !std::isfinite(lr)) return fmt::format("lr: expected a finite number > 0; got {}", lr);
-  if (!(min_lr_ratio >= 0 && min_lr_ratio <= 1)) return fmt::format("min_lr_ratio: expected a number in [0, 1]; got {}", min_lr_ratio);
-  if (warmup < 0 || total < 1) return fmt::format("warmup, total: expected integers >= 0 and >= 1; got {}, {}", warmup, total);
-  if (!(weight_decay >= 0)) return fmt::format("weight_decay: expected a number >= 0; got {}", weight_decay);
-  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) return "beta1, beta2: expected numbers in [0, 1)";
-  if (!(eps > 0)) return fmt::format("eps: expected a number > 0; got {}", eps);
-  if (!(clip >= 0) || !std::isfinite(clip)) return fmt::format("clip: expected a number >= 0 (0: off); got {}", clip);
-  return "";
-}
-
-double optim_config::lr_at(int64_t step) const {
-  if (step < warmup) return lr * double(step + 1) / double(warmup);
-  const double span = double(std::max<int64_t>(1, total - warmup));
-  const double t = std::min(1.0, double(step - warmup) / span);
-  const double min_lr = lr * min_lr_ratio;
-  return min_lr + 0.5 * (lr - min_lr) * (1 + std::cos(M_PI * t));
-}
-
-seed_policy parse_seed_policy(const std::string& s) {
-  if (s == "S1-1") return seed_policy::s1_1;
-  if (s == "S1-2") return seed_policy::s1_2;
-  if (s == "S1-3") return seed_policy::s1_3;
-  throw value_error("expected S1-1 (every rank one seed), S1-2 (rank 0 another) or S1-3 (every rank its own); got '" + s + "'");
-}
-const char* seed_policy_name(seed_policy p) { return p == seed_policy::s1_1 ? "S1-1" : p == seed_policy::s1_2 ? "S1-2" : "S1-3"; }
-uint64_t rank_seed(seed_policy p, uint64_t seed, int rank) {
-  if (p == seed_policy::s1_2) return rank == 0 ? seed + 1 : seed;
-  if (p == seed_policy::s1_3) return seed + uint64_t(rank);
-  return seed;
-}
-
 dataset instruction_dataset(const std::vector<instruction_example>& ex, int seq) {
   dataset d;
   for (const auto& e : ex) d.samples.push_back(tokenize_instruction(e, seq));

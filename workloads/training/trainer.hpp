@@ -18,30 +18,6 @@
 
 namespace sdc::train {
 
-struct optim_config {
-  double lr = 3e-3, min_lr_ratio = 0.1;
-  int64_t warmup = 10, total = 200;  // schedule: linear warm-up, then cosine to min_lr at `total`
-  double weight_decay = 0.01, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-  double clip = 1.0;  // global gradient-norm clipping; 0 = off
-  std::string invalid() const;
-  double lr_at(int64_t step) const;
-};
-
-// 002's settings: S1-1 every rank the base seed, S1-2 rank 0 another, S1-3 each its own.
-enum class seed_policy { s1_1, s1_2, s1_3 };
-seed_policy parse_seed_policy(const std::string& s);  // "S1-1" | "S1-2" | "S1-3"; value_error otherwise
-const char* seed_policy_name(seed_policy p);
-uint64_t rank_seed(seed_policy p, uint64_t seed, int rank);
-
-struct dp_config {
-  int ranks = 2;
-  int micro_batch = 4;
-  bool bf16_buckets = false;
-  seed_policy policy = seed_policy::s1_1;
-  uint64_t seed = 1;
-  int64_t epoch_offset = 0;  // episodes forked from one checkpoint see different shuffles
-};
-
 // The samples a run trains on, tokenized.
 struct dataset {
   std::vector<tokenized> samples;

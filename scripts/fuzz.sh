@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fuzzing (HACKING.md, "Fuzzing"): builds the libFuzzer targets of tests/fuzz
+# with clang, ASan and UBSan into build-fuzz, then runs each for SECONDS
+# (default 600) on its committed corpus, one after another. New inputs go to
+# build-fuzz/corpus/NAME (not committed: copy the ones worth keeping into
+# tests/fuzz/corpus/NAME); a crash, leak, sanitizer report or hang (-timeout
+# 10 s) is written to build-fuzz/findings/NAME/ and fails the script.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 30 npy journal
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-600}"
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(suite npy safetensors result journal stat training_inputs kernels_diff)
+out="${SDCBENCH_FUZZ_BUILD:-$here/build-fuzz}"  # where to build (and keep the new inputs)
+CC=clang CXX=clang++ cmake -S "$here" -B "$out" -DCMAKE_BUILD_TYPE=Release -DSDCBENCH_ENABLE_FUZZ=ON -DSDCBENCH_ENABLE_SANITIZERS=ON \
+  -DSDCBENCH_ENABLE_TRAINING=OFF -DSDCBENCH_ENABLE_TESTS=OFF -DSDCBENCH_ENABLE_BENCH=OFF >/dev/null
+cmake --build "$out" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") 2>&1 | grep -E "error|Error" || true
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "$out/corpus/$t" "$out/findings/$t"
+  log="$out/findings/$t/log.txt"
+  if "$out/tests/fuzz/fuzz_$t" "$out/corpus/$t" "$here/tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+       -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/findings/$t/" >"$log" 2>&1; then
+    runs=$(grep -oE "Done [0-9]+ runs" "$log" | grep -oE "[0-9]+" || echo "?")
+    cov=$(grep -oE "cov: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
+    echo "fuzz $t: ${seconds} s, $runs runs, coverage $cov edges, corpus $(ls "$out/corpus/$t" | wc -l) new inputs, no finding"
+  else
+    status=1
+    echo "fuzz $t: FINDING (see $log and $out/findings/$t/)"
+    grep -E "ERROR|SUMMARY|runtime error|==[0-9]+==" "$log" | head -5 || true
+  fi
+done
+exit $status

@@ -1,0 +1,22 @@
+// Fuzz target: `sdcbench stat` on a file of values, text or .npy (first byte
+// 0 or 1): every 000 test, 003's feature value and, for a 2-D .npy, 002's
+// consistency metrics. Empty, single, constant, NaN and Inf samples all get a
+// stated answer or an input_error.
+#include "harness/cli/stat_command.hpp"
+#include "harness/cli/training_stat_command.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const bool npy = data[0] & 1;
+  const std::string path = sdc::fuzz::input_file(data + 1, size - 1, npy ? "values.npy" : "values.txt");
+  for (const auto& name : sdc::stat_test_names())
+    sdc::fuzz::refused_or_read([&] {
+      sdc::stat_options o;
+      if (name == "silverman") o.B = 5;  // 100 by default: the same code, slower
+      (void)sdc::run_stat(name, path, o).dump();
+    });
+  sdc::fuzz::refused_or_read([&] { (void)sdc::run_feature_value_stat(path, {}).dump(); });
+  if (npy) sdc::fuzz::refused_or_read([&] { (void)sdc::run_consistency_stat(path, path).dump(); });
+  return 0;
+}
