@@ -107,3 +107,25 @@ TEST(HostileInput, AnOverflowingThresholdCannotCheckButAnInfFaultIsDetected) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the 10-minute fuzz runs: a JSON number beyond a double (nlohmann
+// throws out_of_range, not a parse error) in a suite, a tensor header or a
+// result set, and journal bytes that are not bytes, are refused with exit 2.
+TEST(HostileInput, NumbersBeyondADoubleAreRefusedNamingTheFile) {
+  const auto d = scratch_dir("hostile-numbers");
+  std::ofstream(d + "/s.json") << R"({"schema": "sdcbench.suite/1", "name": "x", "seed": 1e999})";
+  auto r = run_cli("run " + d + "/s.json --quiet --out " + d + "/o.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("s.json: file: expected numbers a double can hold"), std::string::npos) << r.output;
+  std::ofstream(d + "/r.json") << R"({"schema_version": -4e664})";
+  for (const char* cmd : {"validate ", "show "}) {
+    r = run_cli(cmd + d + "/r.json");
+    EXPECT_EQ(r.code, 2) << cmd << r.output;
+    EXPECT_NE(r.output.find("r.json: file: expected numbers a double can hold"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(d + "/o.json"));
+}
+
+}  // namespace

@@ -16,6 +16,21 @@ namespace {
 
 using json = nlohmann::json;
 
+// A chunk's MessagePack bytes: a binary value, or its JSON text form
+// {"bytes": [0..255, ...]} (nlohmann's get<uint8_t> would cast any number).
+std::vector<uint8_t> chunk_bytes(const json& b, const std::function<void(const std::string&)>& fail) {
+  if (b.is_binary()) return b.get_binary();
+  std::vector<uint8_t> out;
+  const json& a = b.at("bytes");
+  if (!a.is_array()) fail("episodes.bytes: expected an array of bytes");
+  out.reserve(a.size());
+  for (const auto& x : a) {
+    if (!x.is_number_unsigned() || x.get<uint64_t>() > 255) fail("episodes.bytes: expected integers from 0 to 255");
+    out.push_back(uint8_t(x.get<uint64_t>()));
+  }
+  return out;
+}
+
 // One line after the header, checked against the run's shape; json's own
 // exceptions (a missing key, a wrong type) become the caller's input_error.
 void read_line(const json& j, const journal_shape& shape, journaled& out, const std::function<void(const std::string&)>& fail) {
@@ -24,8 +39,7 @@ void read_line(const json& j, const journal_shape& shape, journaled& out, const 
     if (!j.at("chunk").is_number_unsigned() || !j.at("first").is_number_integer()) fail("chunk, first: expected integers");
     const size_t n = j.at("chunk").get<size_t>();
     const int64_t first = j.at("first").get<int64_t>();
-    const auto& b = j.at("episodes");
-    auto eps = decode_episodes(b.is_binary() ? std::vector<uint8_t>(b.get_binary()) : b.at("bytes").get<std::vector<uint8_t>>());
+    auto eps = decode_episodes(chunk_bytes(j.at("episodes"), fail));
     if (n >= shape.cells) fail(fmt::format("chunk: expected a cell below {}; got {}", shape.cells, n));
     if (first < 0 || first > shape.trials || int64_t(eps.size()) > shape.trials - first || eps.empty())
       fail(fmt::format("first: expected a chunk inside the cell's {} trials; got {} episodes from {}", shape.trials, eps.size(), first));
@@ -71,7 +85,7 @@ journaled read_journal(const std::string& journal, const json& header, const jou
     json j;
     try {
       j = json::parse(lines[lineno - 1]);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {  // parse_error, or out_of_range 406 (a number beyond a double)
       if (lineno == lines.size()) break;  // a line cut short by the kill: that work reruns
       throw input_error(journal, where, "expected one JSON record per line");
     }

@@ -12,6 +12,7 @@
 
 #include "detectors/adapters.hpp"
 #include "harness/errors.hpp"
+#include "harness/io/json_file.hpp"
 
 namespace sdc {
 namespace {
@@ -124,12 +125,7 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   const std::string bytes = ss.str();
   s.sha256 = sha256_hex(bytes);
   s.base_dir = std::filesystem::path(path).parent_path().string();
-  json j;
-  try {
-    j = json::parse(bytes);
-  } catch (const json::parse_error& e) {
-    throw input_error(path, "byte " + std::to_string(e.byte), std::string("expected valid JSON: ") + e.what());
-  }
+  const json j = parse_json_text(bytes, path);
   if (!j.is_object()) rd.fail("", "expected a JSON object at the top level; got " + type_name(j));
   rd.only_keys(j, "", {"schema", "name", "description", "workload", "reproduces", "axes", "detectors", "trials", "seed",
                        "presets", "reference", "recorders"});

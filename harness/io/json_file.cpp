@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "harness/errors.hpp"
 
@@ -29,12 +30,20 @@ void write_json_atomic(const std::string& path, const json& j) {
 }
 
 json read_json_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "file", "expected a readable JSON file; cannot open it");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_json_text(text, path);
+}
+
+json parse_json_text(const std::string& text, const std::string& path, const std::string& what) {
+  const std::string at = what.empty() ? "" : what + " ";
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::parse_error& e) {
-    throw input_error(path, "byte " + std::to_string(e.byte), std::string("expected valid JSON: ") + e.what());
+    throw input_error(path, at + "byte " + std::to_string(e.byte), std::string("expected valid JSON: ") + e.what());
+  } catch (const json::out_of_range& e) {  // 406: a number that overflows a double
+    throw input_error(path, at.empty() ? "file" : what, std::string("expected numbers a double can hold: ") + e.what());
   }
 }
 

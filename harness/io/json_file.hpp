@@ -9,5 +9,10 @@ namespace sdc {
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 // Reads a JSON file; input_error naming the file on failure.
 nlohmann::json read_json_file(const std::string& path);
+// Parses JSON text read from `path` (`what`: the part of the file it is, for
+// the message). Malformed text, and a number beyond a double's range (which
+// nlohmann reports as out_of_range 406, not as a parse error), become an
+// input_error at "WHAT byte N".
+nlohmann::json parse_json_text(const std::string& text, const std::string& path, const std::string& what = "");
 
 }  // namespace sdc

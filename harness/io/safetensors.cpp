@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/errors.hpp"
+#include "harness/io/json_file.hpp"
 #include "harness/formats/narrow_fp32.hpp"
 
 namespace sdc {
@@ -74,11 +75,7 @@ header read_header(const std::string& path) {
   if (n > h.file_size - 8) throw input_error(path, "header_size", "expected a header that fits in the file; it claims " + std::to_string(n) + " bytes");
   std::string text(n, '\0');
   in.read(text.data(), std::streamsize(n));
-  try {
-    h.j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw input_error(path, "header", std::string("expected a JSON header: ") + e.what());
-  }
+  h.j = parse_json_text(text, path, "header");
   if (!h.j.is_object()) throw input_error(path, "header", "expected a JSON object");
   h.data_start = 8 + n;
   check_entries(path, h);

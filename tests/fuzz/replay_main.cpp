@@ -19,8 +19,11 @@ int main(int argc, char** argv) {
     if (std::filesystem::is_directory(argv[i])) {
       for (const auto& e : std::filesystem::recursive_directory_iterator(argv[i]))
         if (e.is_regular_file()) inputs.push_back(e.path());
-    } else {
+    } else if (std::filesystem::is_regular_file(argv[i])) {
       inputs.emplace_back(argv[i]);
+    } else {  // a corpus that is not there (say, left out by .gitignore) must not pass as an empty input
+      std::fprintf(stderr, "replay: %s: no such corpus folder or file\n", argv[i]);
+      return 2;
     }
   }
   std::sort(inputs.begin(), inputs.end());
