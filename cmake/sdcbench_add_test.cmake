@@ -9,6 +9,7 @@ function(sdcbench_add_test name)
     SDCBENCH_BINARY="$<TARGET_FILE:sdcbench>"
     SDCBENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/tests")
   add_dependencies(${name} sdcbench)
+  sdcbench_reuse_pch(${name})
   add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)

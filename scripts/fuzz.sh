@@ -6,6 +6,7 @@
 # tests/fuzz/corpus/NAME); a crash, leak, sanitizer report or hang (-timeout
 # 10 s) is written to build-fuzz/findings/NAME/ and fails the script.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 30 npy journal
+# SDCBENCH_FUZZ_SEED=N fixes libFuzzer's seed (scripts/test.sh does, for CI).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
@@ -21,7 +22,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$out/corpus/$t" "$out/findings/$t"
   log="$out/findings/$t/log.txt"
   if "$out/tests/fuzz/fuzz_$t" "$out/corpus/$t" "$here/tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-       -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/findings/$t/" >"$log" 2>&1; then
+       -max_len=65536 -print_final_stats=1 ${SDCBENCH_FUZZ_SEED:+-seed=$SDCBENCH_FUZZ_SEED} -artifact_prefix="$out/findings/$t/" >"$log" 2>&1; then
     runs=$(grep -oE "Done [0-9]+ runs" "$log" | grep -oE "[0-9]+" || echo "?")
     cov=$(grep -oE "cov: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
     echo "fuzz $t: ${seconds} s, $runs runs, coverage $cov edges, corpus $(ls "$out/corpus/$t" | wc -l) new inputs, no finding"

@@ -6,17 +6,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libboost-dev nlohmann-json3-dev
           libopenblas-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libvalijson-dev libssl-dev libdnnl-dev
           libtorch-dev fortunes libopenmpi-dev openmpi-bin)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source "$here/scripts/packages.sh"
+ensure_packages "${packages[@]}"
 build_type="${SDCBENCH_BUILD_TYPE:-Release}"
 cmake -S "$here" -B "$here/build" -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 cmake --build "$here/build" -j "$(nproc)" 2>&1 | grep -E "error|warning: unused|Error" || true

@@ -126,6 +126,16 @@ TEST(HostileInput, NumbersBeyondADoubleAreRefusedNamingTheFile) {
     EXPECT_NE(r.output.find("r.json: file: expected numbers a double can hold"), std::string::npos) << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(d + "/o.json"));
+  r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/dlrm_eb_table3.json --quiet --out " + d +
+              "/o.json --axis batch=10x111111111111111111111");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--axis: batch"), std::string::npos) << r.output;
+  json set = read_json(std::string(SDCBENCH_TEST_DATA) + "/fixtures/compare_a.json");
+  set["shard"] = {{"index", 3}, {"count", 1}};  // validate accepted it; merge then found shard 0/1 missing
+  std::ofstream(d + "/shard.json") << set.dump();
+  r = run_cli("validate " + d + "/shard.json");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("/shard: index must be below count"), std::string::npos) << r.output;
 }
 
 }  // namespace

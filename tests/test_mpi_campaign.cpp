@@ -14,10 +14,7 @@ namespace {
 using namespace sdc::testing;
 using json = nlohmann::json;
 
-cli_result mpirun(int np, const std::string& args) {
-  return run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
-                     std::to_string(np) + " " + SDCBENCH_BINARY + " " + args);
-}
+cli_result mpirun(int np, const std::string& args) { return run_mpirun(np, args); }
 
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;

@@ -102,10 +102,7 @@ namespace {
 
 // `backend: mpi` under mpirun (OpenMPI, --oversubscribe on 2 cores): with the
 // ordered reduction the trajectory is bit-identical to the in-process run.
-sdc::testing::cli_result mpirun(int np, const std::string& args) {
-  return sdc::testing::run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np " +
-                                   std::to_string(np) + " " + SDCBENCH_BINARY + " " + args);
-}
+sdc::testing::cli_result mpirun(int np, const std::string& args) { return sdc::testing::run_mpirun(np, args); }
 
 TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
   using namespace sdc::testing;

@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "detectors/adapters.hpp"
 #include "harness/errors.hpp"
@@ -207,6 +208,8 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
       throw input_error(path, where, std::string("axis ") + a.name + ": " + e.what());
     } catch (const value_error& e) {
       throw input_error(path, where, e.what());
+    } catch (const std::logic_error&) {  // a number std::stoll/stod cannot hold (out_of_range) or read
+      throw input_error(path, where, "axis " + a.name + ": '" + text + "': a number in it is out of range or unreadable");
     }
   };
   auto find_axis = [&](const std::string& name) -> const axis_def* {
@@ -255,6 +258,8 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
       for (const auto& v : expand_ranges(split_values(o.substr(eq + 1)))) vals.push_back(a->canonical(v, s.base_dir));
     } catch (const value_error& e) {
       throw input_error("--axis", name, e.what());
+    } catch (const std::logic_error&) {
+      throw input_error("--axis", name, "'" + o.substr(eq + 1) + "': a number in it is out of range or unreadable");
     }
     values[name] = vals;
     origin[name] = "--axis " + name;

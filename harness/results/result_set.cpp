@@ -156,6 +156,8 @@ std::vector<std::string> validate_result_set(const json& j) {
     }
   }
   // Arithmetic: every number derivable from others must agree with them.
+  if (j["shard"]["index"].get<int64_t>() >= j["shard"]["count"].get<int64_t>())
+    problems.push_back("/shard: index must be below count");
   const auto& cells = j["cells"];
   std::set<std::pair<int64_t, std::string>> seen;
   for (size_t i = 0; i < cells.size(); ++i) {

@@ -42,10 +42,9 @@ const std::vector<std::string> k_targets = {"code", "alpha", "beta", "output"};
 
 // "AxB" with positive integers.
 std::pair<int64_t, int64_t> parse_pair(const std::string& v, const char* what) {
-  static const std::regex re(R"((\d+)x(\d+))");
+  static const std::regex re(R"(([1-9]\d{0,8})x([1-9]\d{0,8}))");  // below 10^9 each: no stoll overflow
   std::smatch m;
-  if (!std::regex_match(v, m, re) || std::stoll(m[1]) < 1 || std::stoll(m[2]) < 1)
-    throw value_error(fmt::format("expected {}; got '{}'", what, v));
+  if (!std::regex_match(v, m, re)) throw value_error(fmt::format("expected {} (whole numbers from 1 to 999999999); got '{}'", what, v));
   return {std::stoll(m[1]), std::stoll(m[2])};
 }
 
