@@ -14,7 +14,6 @@ namespace {
 using namespace sdc::testing;
 using json = nlohmann::json;
 
-cli_result mpirun(int np, const std::string& args) { return run_mpirun(np, args); }
 
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -30,7 +29,7 @@ TEST(MpiCampaign, ThreeProcessesGiveTheOneProcessCells) {
     SCOPED_TRACE(s);
     const auto one = run_cli("run " + suite(s) + " --scale smoke --quiet --out " + dir + "/one.json");
     ASSERT_EQ(one.code, 0) << one.output;
-    const auto three = mpirun(3, "run " + suite(s) + " --scale smoke --quiet --threads 2 --out " + dir + "/three.json");
+    const auto three = run_mpirun(3, "run " + suite(s) + " --scale smoke --quiet --threads 2 --out " + dir + "/three.json");
     ASSERT_EQ(three.code, 0) << three.output;
     const json a = read_json(dir + "/one.json"), b = read_json(dir + "/three.json");
     EXPECT_EQ(a["cells"], b["cells"]);
@@ -47,7 +46,7 @@ TEST(MpiCampaign, AKilledJobResumesWithAnotherProcessCount) {
   const std::string args = "run " + suite("quick") + " --scale smoke --quiet --out " + dir + "/r.json";
   const auto one = run_cli("run " + suite("quick") + " --scale smoke --quiet --out " + dir + "/one.json");
   ASSERT_EQ(one.code, 0) << one.output;
-  const auto killed = mpirun(3, args + " --stop-after-cells 5");
+  const auto killed = run_mpirun(3, args + " --stop-after-cells 5");
   EXPECT_NE(killed.code, 0);
   std::ifstream journal(dir + "/r.json.journal");
   int cells = 0, chunks = 0;
@@ -61,7 +60,7 @@ TEST(MpiCampaign, AKilledJobResumesWithAnotherProcessCount) {
   EXPECT_GE(chunks, 5);  // every finished chunk is journaled as it arrives
   // The same journal without its cell lines: a job killed with chunks of unfinished cells.
   std::ofstream(dir + "/c.json.journal") << header << chunk_lines;
-  const auto resumed = mpirun(2, args + " --resume");
+  const auto resumed = run_mpirun(2, args + " --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.output;
   const json one_cells = read_json(dir + "/one.json")["cells"];
   EXPECT_EQ(one_cells, read_json(dir + "/r.json")["cells"]);
@@ -75,7 +74,7 @@ TEST(MpiCampaign, ErrorsEndTheJobWithExitTwoAndOneMessage) {
   std::ofstream(dir + "/bad.json") << R"({"schema": "sdcbench.suite/1", "name": "bad", "workload": "gemm",
     "axes": {"dtype": ["fp32"]}, "detectors": [{"name": "nan_inf"}], "trials": {"faulty": 1, "clean": 1},
     "presets": {"smoke": {}, "full": {}}})";
-  auto r = mpirun(3, "run " + dir + "/bad.json --out " + dir + "/o.json");
+  auto r = run_mpirun(3, "run " + dir + "/bad.json --out " + dir + "/o.json");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_EQ(count_of(r.output, "sdcbench: error"), 1u) << r.output;
   EXPECT_NE(r.output.find("bad.json: /seed"), std::string::npos) << r.output;
@@ -84,7 +83,7 @@ TEST(MpiCampaign, ErrorsEndTheJobWithExitTwoAndOneMessage) {
     "axes": {"config": [")js" << SDCBENCH_SOURCE_DIR << R"js(/suites/training/episodes.json"], "steps": ["2"], "when": ["specific(1)"]},
     "detectors": [{"name": "feature_value", "params": {"tensor": "no.such.tensor"}}],
     "trials": {"faulty": 4, "clean": 4}, "presets": {"smoke": {}, "full": {}}})js";
-  r = mpirun(3, "run " + dir + "/run.json --quiet --out " + dir + "/o.json");
+  r = run_mpirun(3, "run " + dir + "/run.json --quiet --out " + dir + "/o.json");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_EQ(count_of(r.output, "sdcbench: error"), 1u) << r.output;
   EXPECT_NE(r.output.find("tensor 'no.such.tensor' is no parameter"), std::string::npos) << r.output;

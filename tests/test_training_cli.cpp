@@ -102,8 +102,6 @@ namespace {
 
 // `backend: mpi` under mpirun (OpenMPI, --oversubscribe on 2 cores): with the
 // ordered reduction the trajectory is bit-identical to the in-process run.
-sdc::testing::cli_result mpirun(int np, const std::string& args) { return sdc::testing::run_mpirun(np, args); }
-
 TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
   using namespace sdc::testing;
   const std::string dir = scratch_dir("train-mpi");
@@ -117,9 +115,9 @@ TEST(TrainingMpi, OrderedReductionGivesTheInProcessTrajectoryBitForBit) {
     std::ofstream(dir + "/own.json") << "{" << common << R"(, "backend": "mpi", "reduction": "mpi"})";
     auto a = run_cli("train " + dir + "/in.json --quiet --out " + dir + "/a.json");
     ASSERT_EQ(a.code, 0) << a.output;
-    auto b = mpirun(4, "train " + dir + "/mpi.json --quiet --out " + dir + "/b.json");
+    auto b = run_mpirun(4, "train " + dir + "/mpi.json --quiet --out " + dir + "/b.json");
     ASSERT_EQ(b.code, 0) << b.output;
-    auto c = mpirun(4, "train " + dir + "/own.json --quiet --out " + dir + "/c.json");
+    auto c = run_mpirun(4, "train " + dir + "/own.json --quiet --out " + dir + "/c.json");
     ASSERT_EQ(c.code, 0) << c.output;
     const auto ja = read_json(dir + "/a.json"), jb = read_json(dir + "/b.json"), jc = read_json(dir + "/c.json");
     EXPECT_EQ(ja["records"], jb["records"]);  // 002's cosines too: the extra all-reduce of unit vectors
@@ -139,7 +137,7 @@ TEST(TrainingMpi, AProcessCountThatIsNotTheRankCountEndsTheJobWithExitTwo) {
   const std::string dir = scratch_dir("train-mpi-bad");
   std::ofstream(dir + "/mpi.json") << R"({"model": {"layers": 1, "width": 32, "heads": 2}, "ranks": 4, "backend": "mpi",
     "examples": 50, "eval_examples": 4})";
-  const auto r = mpirun(2, "train " + dir + "/mpi.json");
+  const auto r = run_mpirun(2, "train " + dir + "/mpi.json");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("ranks: 4 (backend mpi runs one process per rank); mpirun started 2"), std::string::npos) << r.output;
 }
