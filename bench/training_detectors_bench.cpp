@@ -99,6 +99,7 @@ struct size_run {
     for (auto& det : dets) variants.push_back([&det, this] { benchmark::DoNotOptimize(det->observe(views)); });
   }
   void report() const {
+    if (timer.iterations() == 0) return;  // filtered out (--benchmark_filter)
     fmt::print("\n{}: {} parameters, {} ranks in one process, fp32, one thread; medians of {} paired iterations\n", sz.name,
                cap.layout.numel, k_ranks, timer.iterations());
     fmt::print("  one DP step of {} ranks                      {:9.3f} ms\n", k_ranks, timer.median(0) * 1e3);

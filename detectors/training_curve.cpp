@@ -3,7 +3,8 @@
 // cell's episodes: clean.loss_s03.mean, faulty.loss_s03.mean, ...). Per step s:
 // loss_sNN (mean of the ranks' losses), loss_range_sNN (max - min over ranks,
 // 002's loss range), grad_norm_sNN (mean of the ranks' gradient norms before
-// the all-reduce) and grad_norm_range_sNN. It sees every rank at once.
+// the all-reduce) and grad_norm_range_sNN, and each rank's own loss
+// loss_rankR_sNN (the report's per-rank loss curves). It sees every rank at once.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -34,6 +35,7 @@ class training_curve final : public episode_detector {
     auto range = [](const std::vector<double>& x) { return *std::max_element(x.begin(), x.end()) - *std::min_element(x.begin(), x.end()); };
     const int64_t k = step_++;  // the episode's step (views carry the global one)
     metrics_.emplace_back(fmt::format("loss_s{:02d}", k), mean(loss));
+    for (size_t r = 0; r < loss.size(); ++r) metrics_.emplace_back(fmt::format("loss_rank{}_s{:02d}", r, k), loss[r]);
     metrics_.emplace_back(fmt::format("loss_range_s{:02d}", k), range(loss));
     metrics_.emplace_back(fmt::format("grad_norm_s{:02d}", k), mean(norm));
     metrics_.emplace_back(fmt::format("grad_norm_range_s{:02d}", k), range(norm));

@@ -8,6 +8,14 @@ packages=(build-essential cmake pkg-config libmpfr-dev libgmp-dev libboost-dev n
           libtorch-dev fortunes libopenmpi-dev openmpi-bin)
 source "$here/scripts/packages.sh"
 ensure_packages "${packages[@]}"
+# The report's charts (Vega-Lite, HACKING.md "Reports"): Node.js and the npm
+# packages pinned in package-lock.json, installed again only when it changes.
+command -v node > /dev/null || ensure_packages nodejs npm
+lock_sum="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$here/node_modules/.sdcbench-lock" 2>/dev/null)" != "$lock_sum" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error > /dev/null)
+  echo "$lock_sum" > "$here/node_modules/.sdcbench-lock"
+fi
 build_type="${SDCBENCH_BUILD_TYPE:-Release}"
 cmake -S "$here" -B "$here/build" -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 cmake --build "$here/build" -j "$(nproc)" 2>&1 | grep -E "error|warning: unused|Error" || true

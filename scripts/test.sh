@@ -11,10 +11,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$here/scripts/setup.sh"
+source "$here/scripts/packages.sh"
+ensure_packages chromium  # the report's browser test (tests/browser)
 if (($#)); then
   cd "$here/build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
 fi
-source "$here/scripts/packages.sh"
 ensure_packages clang libclang-rt-14-dev
 started=$SECONDS
 stage() { echo "== test.sh: $1 ($((SECONDS - started)) s)"; }

@@ -11,12 +11,14 @@
 #include <thread>
 
 #include "harness/campaign/engine.hpp"
+#include "harness/cli/report_command.hpp"
 #include "harness/cli/stat_command.hpp"
 #include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/errors.hpp"
 #include "harness/formats/bit_fields.hpp"
+#include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/cli/gemm_calibration.hpp"
@@ -106,6 +108,8 @@ int main(int argc, char** argv) {
   std::string show_file;
   auto* show = app.add_subcommand("show", "print a result set as a table (paper vs measured where published)");
   show->add_option("result", show_file, "result JSON")->required();
+  bool show_brief = false;
+  show->add_flag("--brief", show_brief, "one line per detector, pooled over its cells");
 
   std::vector<std::string> cmp_files;
   std::vector<std::string> cmp_dets;
@@ -114,6 +118,14 @@ int main(int argc, char** argv) {
   compare->add_option("results", cmp_files, "one or two result JSON files")->required()->expected(1, 2);
   compare->add_option("--detectors", cmp_dets, "two detector labels of one result set")->expected(2)->delimiter(',');
   compare->add_option("--alpha", alpha, "family-wise significance level");
+  std::string cmp_report;
+  compare->add_option("--report", cmp_report, "also write an HTML report of both sets side by side into this directory");
+  std::vector<std::string> report_files;
+  std::string report_out, report_title = "sdcbench report";
+  auto* report = app.add_subcommand("report", "write an HTML report with charts (DIR/index.html, DIR/figures/*.svg, DIR/specs/*.vl.json)");
+  report->add_option("results", report_files, "result JSON files")->required();
+  report->add_option("--out", report_out, "output directory")->required();
+  report->add_option("--title", report_title, "the page's title");
 
   std::vector<std::string> merge_in;
   std::string merge_out;
@@ -219,7 +231,7 @@ int main(int argc, char** argv) {
     if (*show) {
       const json r = sdc::read_json_file(show_file);
       if (auto p = sdc::validate_result_set(r); !p.empty()) throw sdc::input_error(show_file, p.front(), "expected a valid result set");
-      std::cout << sdc::show_table(r);
+      std::cout << (show_brief ? sdc::brief_table(r) : sdc::show_table(r));
       return 0;
     }
     if (*compare) {
@@ -237,6 +249,16 @@ int main(int argc, char** argv) {
         s = sdc::compare_results(rs[0], rs[1], alpha);
       }
       std::cout << s.table;
+      if (!cmp_report.empty()) {
+        if (rs.size() != 2) throw sdc::input_error("--report", cmp_report, "a report compares two result files (not --detectors)");
+        const size_t n = sdc::write_compare_report(rs[0], cmp_files[0], rs[1], cmp_files[1], s, alpha, cmp_report);
+        std::cout << fmt::format("wrote {}/index.html ({} charts)\n", cmp_report, n);
+      }
+      return 0;
+    }
+    if (*report) {
+      const size_t n = sdc::run_report(report_files, report_out, report_title);
+      std::cout << fmt::format("wrote {}/index.html ({} charts; figures in {}/figures)\n", report_out, n, report_out);
       return 0;
     }
     if (*merge) {

@@ -4,14 +4,22 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace sdc {
 
 std::string show_table(const nlohmann::json& result);
 
+// Axes with more than one value in the suite, in the workload's axis order
+// (the order of the cell key; JSON objects do not keep it).
+std::vector<std::string> varying_axes(const nlohmann::json& result);
+
 struct compare_summary {
   std::string table;
   int cells = 0, significant = 0;
+  // compare_results: one object per pair compared (cell, key, detector, a and
+  // b detection rates in percent, test, p, verdict), for the report's chart.
+  nlohmann::json rows = nlohmann::json::array();
 };
 // Same cells (key, detector label) of two result sets: rate differences with
 // the two-proportion test, or McNemar where both ran the same faults (same

@@ -1,0 +1,301 @@
+// Detection and false-alarm rates: per detector by fault significance, the
+// paper's published rates beside ours, the bit x axis heat map (001 Table 8
+// style) and threshold sweeps as ROC curves.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "harness/report/chart_builders.hpp"
+#include "harness/results/report.hpp"
+
+namespace sdc::report {
+namespace {
+
+const std::vector<std::pair<std::string, std::string>> k_bands = {
+    {"large", "large faults"}, {"small", "small faults"}, {"within_noise", "within noise"}, {"masked", "masked"}};
+
+json rule_and_point(const json& x_title, const std::string& x_lo = "lo", const std::string& x_hi = "hi") {
+  return json::array(
+      {{{"mark", {{"type", "rule"}, {"strokeWidth", 1.5}}},
+        {"encoding",
+         {{"x", {{"field", x_lo}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}}}, {"title", x_title}}},
+          {"x2", {{"field", x_hi}}}}}},
+       {{"mark", {{"type", "point"}, {"filled", true}, {"size", 45}}},
+        {"encoding",
+         {{"x", {{"field", "rate"}, {"type", "quantitative"}}},
+          {"tooltip", json::array({{{"field", "detector"}}, {{"field", "measure"}}, {{"field", "rate"}, {"format", ".2f"}},
+                                   {{"field", "hits"}}, {{"field", "trials"}}})}}}}});
+}
+
+}  // namespace
+
+void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+  const auto cells = run_cells(r);
+  if (cells.empty()) return;
+  std::vector<std::string> measures = {"all faults"};
+  for (const auto& [k, name] : k_bands) measures.push_back(name);
+  measures.push_back("false alarms (clean)");
+  json rows = json::array();
+  for (const auto& label : detector_labels(r)) {
+    std::map<std::string, pooled> p;
+    for (const auto* c : cells) {
+      if ((*c)["detector"]["label"] != label) continue;
+      if (!(*c)["faulty"].is_null()) p["all faults"].add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
+      if (!(*c)["clean"].is_null()) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      if ((*c).contains("by_significance") && (*c)["by_significance"].is_object())
+        for (const auto& [k, name] : k_bands)
+          if ((*c)["by_significance"].contains(k))
+            p[name].add((*c)["by_significance"][k]["detected"], (*c)["by_significance"][k]["trials"]);
+    }
+    for (const auto& m : measures) {
+      if (!p.count(m) || p[m].trials == 0) continue;
+      json row = rate_fields(p[m]);
+      row["detector"] = label, row["measure"] = m;
+      rows.push_back(row);
+    }
+  }
+  if (rows.empty()) return;
+  json spec = frame("Detection and false alarms per detector",
+                    fmt::format("{} cells pooled per detector; faulty trials split by the fault's significance", cells.size()));
+  spec["data"] = {{"values", rows}};
+  spec["width"] = 520;
+  spec["height"] = {{"step", 9}, {"for", "offset"}};
+  spec["encoding"] = {{"y", {{"field", "detector"}, {"type", "nominal"}, {"sort", detector_labels(r)}, {"title", nullptr}}},
+                      {"yOffset", {{"field", "measure"}, {"type", "nominal"}, {"sort", measures}}},
+                      {"color",
+                       {{"field", "measure"},
+                        {"type", "nominal"},
+                        {"sort", measures},
+                        {"title", "trials"},
+                        {"scale", {{"domain", measures},
+                                   {"range", {"#1f4e79", "#2e7d32", "#9ccc65", "#bdbdbd", "#e0e0e0", "#c62828"}}}}}}};
+  spec["layer"] = rule_and_point(percent_axis_title("flagged"));
+  out.push_back(make_chart(
+      id + "-rates", "Detection and false alarms per detector",
+      "Share of faulty trials detected (all faults, and per significance band from the MPFR ground truth: large faults "
+      "change the result beyond the workload's noise, small ones within a few ulps, within-noise ones not measurably, "
+      "masked ones not at all) and share of clean trials flagged (false alarms). Counts are pooled over every cell the "
+      "detector ran; bars are 95 % Wilson intervals of the pooled counts.",
+      spec));
+}
+
+void paper_rate_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+  const auto varying = varying_axes(r);
+  json rows = json::array();
+  std::vector<std::string> order;
+  size_t referenced = 0;
+  for (const auto* c : run_cells(r)) {
+    const auto& ref = (*c)["reference"];
+    if (!ref.is_object() || !(ref.contains("faulty.rate") || ref.contains("clean.rate"))) continue;
+    if (++referenced > 150) continue;
+    const std::string row_label = (*c)["detector"]["label"].get<std::string>() + " — " + joined_axes(*c, varying);
+    order.push_back(row_label);
+    for (const auto& [key, measure, hits] : {std::tuple{"faulty.rate", "detection", "detected"},
+                                             std::tuple{"clean.rate", "false alarms", "flagged"}}) {
+      const std::string block = std::string(key).substr(0, std::string(key).find('.'));
+      if (!ref.contains(key) || (*c)[block].is_null()) continue;
+      pooled p;
+      p.add((*c)[block][hits], (*c)[block]["trials"]);
+      json m = rate_fields(p);
+      m["row"] = row_label, m["measure"] = measure, m["source"] = "measured", m["detector"] = (*c)["detector"]["label"];
+      rows.push_back(m);
+      rows.push_back({{"row", row_label}, {"measure", measure}, {"source", "paper"}, {"rate", 100.0 * ref[key].get<double>()},
+                      {"note", ref.value("note", "")}});
+    }
+  }
+  if (rows.empty()) return;
+  json spec = frame("Published rates vs measured", referenced > 150 ? fmt::format("first 150 of {} cells with published rates", referenced) : "");
+  spec["data"] = {{"values", rows}};
+  spec["width"] = 460;
+  spec["height"] = {{"step", 12}, {"for", "offset"}};
+  spec["encoding"] = {{"y", {{"field", "row"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}}},
+                      {"yOffset", {{"field", "measure"}, {"type", "nominal"}}},
+                      {"color", {{"field", "measure"}, {"type", "nominal"}, {"scale", {{"range", {"#1f4e79", "#c62828"}}}}}}};
+  json rule = {{"transform", {{{"filter", "datum.source == 'measured'"}}}},
+               {"mark", {{"type", "rule"}, {"strokeWidth", 1.5}}},
+               {"encoding",
+                {{"x", {{"field", "lo"}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}}},
+                        {"title", percent_axis_title("rate")}}},
+                 {"x2", {{"field", "hi"}}}}}};
+  const json x = {{"field", "rate"}, {"type", "quantitative"}};
+  const json color = {{"field", "measure"}, {"type", "nominal"}};
+  spec["layer"] = {rule, point_layer("measured", true, x, json(), color), point_layer("paper", false, x, json(), color)};
+  out.push_back(make_chart(id + "-paper-rates", "Published rates vs measured",
+                           "For every cell whose suite carries the paper's published detection or false-alarm rate: the "
+                           "paper's value (open diamond) and ours (filled circle, 95 % Wilson interval of the cell's "
+                           "trials). Rows are detector — the cell's varying axes.",
+                           spec));
+}
+
+void heat_map_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+  auto varying = varying_axes(r);
+  const bool has_bit = std::find(varying.begin(), varying.end(), "bit") != varying.end();
+  if (!has_bit && varying.size() < 2) return;
+  std::stable_sort(varying.begin(), varying.end(), [&](const std::string& a, const std::string& b) {
+    if ((a == "bit") != (b == "bit")) return a == "bit";
+    return axis_values(r, a).size() > axis_values(r, b).size();
+  });
+  const std::string x_axis = varying[0];
+  const std::string y_axis = varying.size() > 1 ? varying[1] : "";
+  const std::vector<std::string> rest(varying.begin() + std::min<size_t>(2, varying.size()), varying.end());
+  json rows = json::array();
+  bool any_paper = false;
+  auto label_of = [](double rate) {
+    if (rate > 0 && rate < 1) return std::string("<1");
+    if (rate > 99 && rate < 100) return std::string(">99");
+    return fmt::format("{:.0f}", rate);
+  };
+  for (const auto* c : run_cells(r)) {
+    if ((*c)["faulty"].is_null() || (*c)["faulty"]["trials"].get<int64_t>() == 0) continue;
+    pooled p;
+    p.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
+    json row = rate_fields(p);
+    const std::string panel = rest.empty() ? "" : joined_axes(*c, rest);
+    row["detector"] = (*c)["detector"]["label"], row["x"] = axis_value(*c, x_axis);
+    row["y"] = y_axis.empty() ? "all" : axis_value(*c, y_axis);
+    row["panel"] = panel;
+    row["label"] = label_of(row["rate"].get<double>());
+    rows.push_back(row);
+    const auto& ref = (*c)["reference"];
+    if (ref.is_object() && ref.contains("faulty.rate")) {
+      any_paper = true;
+      json pr = row;
+      pr["rate"] = 100.0 * ref["faulty.rate"].get<double>();
+      pr["label"] = label_of(pr["rate"].get<double>());
+      pr["panel"] = panel.empty() ? "paper" : panel + " — paper";
+      pr.erase("lo"), pr.erase("hi"), pr.erase("hits"), pr.erase("trials");
+      rows.push_back(pr);
+    }
+  }
+  if (rows.empty()) return;
+  if (any_paper)
+    for (auto& row : rows)
+      if (row.contains("hits"))  // measured (paper rows have no counts)
+        row["panel"] = row["panel"].get<std::string>().empty() ? "measured" : row["panel"].get<std::string>() + " — measured";
+  const bool columns = any_paper || !rest.empty();
+  if (columns) fill_facet_grid(rows, "detector", "panel");
+  json spec = frame(fmt::format("Detection by {} and {}", x_axis, y_axis.empty() ? "detector" : y_axis),
+                    fmt::format("rows: detector; within a panel: {} across, {} down{}", x_axis, y_axis.empty() ? "-" : y_axis,
+                                rest.empty() ? "" : "; panels: " + fmt::format("{}", fmt::join(rest, " · "))));
+  spec["data"] = {{"values", rows}};
+  json facet = {{"row", {{"field", "detector"}, {"type", "nominal"}, {"sort", detector_labels(r)}, {"title", nullptr}}}};
+  if (columns) facet["column"] = {{"field", "panel"}, {"type", "nominal"}, {"title", nullptr}};
+  spec["facet"] = facet;
+  const bool text = axis_values(r, x_axis).size() <= 16;
+  json inner = {
+      {"width", {{"step", text ? 30 : 16}}},
+      {"height", {{"step", 20}}},
+      {"encoding",
+       {{"x", {{"field", "x"}, {"type", "nominal"}, {"sort", axis_values(r, x_axis)}, {"title", x_axis}, {"axis", {{"labelAngle", -40}}}}},
+        {"y", {{"field", "y"}, {"type", "nominal"}, {"sort", y_axis.empty() ? json::array({"all"}) : json(axis_values(r, y_axis))},
+               {"title", nullptr}}}}},
+      {"layer",
+       json::array({{{"mark", "rect"},
+                     {"transform", placeholder_filter()},
+                     {"encoding",
+                      {{"color", {{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}, {"scheme", "viridis"}}},
+                                  {"title", "detected (% of faulty trials)"}}},
+                       {"tooltip", json::array({{{"field", "detector"}}, {{"field", "panel"}}, {{"field", "x"}}, {{"field", "y"}},
+                                                {{"field", "rate"}, {"format", ".2f"}}, {{"field", "hits"}}, {{"field", "trials"}}})}}}}})}};
+  if (text)
+    inner["layer"].push_back({{"mark", {{"type", "text"}, {"fontSize", 9}}},
+                              {"transform", placeholder_filter()},
+                              {"encoding",
+                               {{"text", {{"field", "label"}}},
+                                {"color", {{"condition", {{"test", "datum.rate > 60"}, {"value", "black"}}}, {"value", "white"}}}}}});
+  spec["spec"] = inner;
+  out.push_back(make_chart(
+      id + "-heatmap", spec["title"]["text"],
+      fmt::format("Share of faulty trials detected per cell (colour, 0-100 %; the number printed is the rate rounded, "
+                  "\"<1\" a rate above 0 and below 1 %, \">99\" one above 99 and below 100 %). One row of panels per "
+                  "detector; a blank square is a cell without faulty trials (every fault skipped){}.",
+                  any_paper ? "; the paper's published rates in the panels marked \"paper\"" : ""),
+      spec));
+}
+
+void roc_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+  std::map<std::string, std::vector<std::string>> by_name;
+  std::vector<std::string> names;
+  for (const auto& d : r["suite"]["detectors"]) {
+    const std::string name = d["name"];
+    if (!by_name.count(name)) names.push_back(name);
+    by_name[name].push_back(d["label"]);
+  }
+  const auto varying = varying_axes(r);
+  const bool by_dtype = std::find(varying.begin(), varying.end(), "dtype") != varying.end();
+  json rows = json::array();
+  for (const auto& name : names) {
+    if (by_name[name].size() < 2) continue;
+    std::map<std::string, std::map<std::string, std::pair<pooled, pooled>>> acc;  // stratum -> label -> (faulty, clean)
+    for (const auto* c : run_cells(r)) {
+      const std::string label = (*c)["detector"]["label"];
+      if (std::find(by_name[name].begin(), by_name[name].end(), label) == by_name[name].end()) continue;
+      if ((*c)["faulty"].is_null() || (*c)["clean"].is_null()) continue;
+      auto& [f, cl] = acc[by_dtype ? axis_value(*c, "dtype") : "all cells"][label];
+      f.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
+      cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+    }
+    for (const auto& [stratum, points] : acc) {
+      if (points.size() < 2) continue;
+      double best = -1e9;
+      std::string best_label;
+      for (const auto& [label, fc] : points) {
+        if (fc.first.trials == 0 || fc.second.trials == 0) continue;
+        const double j = double(fc.first.hits) / double(fc.first.trials) - double(fc.second.hits) / double(fc.second.trials);
+        if (j > best) best = j, best_label = label;
+      }
+      std::map<std::string, std::string> text;  // labels of configurations at the same point, joined
+      for (const auto& [label, fc] : points) {
+        if (fc.first.trials == 0 || fc.second.trials == 0) continue;
+        const std::string at = fmt::format("{}/{}:{}/{}", fc.first.hits, fc.first.trials, fc.second.hits, fc.second.trials);
+        text[at] += (text[at].empty() ? "" : ", ") + label;
+      }
+      for (const auto& [label, fc] : points) {
+        if (fc.first.trials == 0 || fc.second.trials == 0) continue;
+        const json t = rate_fields(fc.first), f = rate_fields(fc.second);
+        const std::string at = fmt::format("{}/{}:{}/{}", fc.first.hits, fc.first.trials, fc.second.hits, fc.second.trials);
+        rows.push_back({{"detector", name}, {"stratum", stratum}, {"label", label}, {"tpr", t["rate"]}, {"tpr_lo", t["lo"]},
+                        {"tpr_hi", t["hi"]}, {"fpr", f["rate"]}, {"fpr_lo", f["lo"]}, {"fpr_hi", f["hi"]},
+                        {"best", label == best_label}, {"text", std::exchange(text[at], "")}});
+      }
+    }
+  }
+  if (rows.empty()) return;
+  if (by_dtype) fill_facet_grid(rows, "detector", "stratum");
+  json spec = frame("Threshold sweeps as ROC curves", by_dtype ? "one panel per detector and dtype" : "one panel per detector");
+  spec["data"] = {{"values", rows}};
+  spec["facet"] = {{"column", {{"field", "detector"}, {"type", "nominal"}, {"title", nullptr}}}};
+  if (by_dtype) spec["facet"]["row"] = {{"field", "stratum"}, {"type", "nominal"}, {"title", "dtype"}};
+  const json x = {{"field", "fpr"}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}}},
+                  {"title", "false alarms (% of clean trials)"}};
+  const json y = {{"field", "tpr"}, {"type", "quantitative"}, {"scale", {{"domain", {0, 100}}}},
+                  {"title", "detection (% of faulty trials)"}};
+  spec["spec"] = {
+      {"width", 260},
+      {"height", 260},
+      {"layer",
+       json::array({{{"transform", placeholder_filter()}, {"mark", {{"type", "line"}, {"color", "#1f4e79"}}}, {"encoding", {{"x", x}, {"y", y}, {"order", {{"field", "fpr"}}}}}},
+                    {{"transform", placeholder_filter()}, {"mark", {{"type", "rule"}, {"color", "#7a7a7a"}}},
+                     {"encoding", {{"x", x}, {"y", {{"field", "tpr_lo"}, {"type", "quantitative"}}}, {"y2", {{"field", "tpr_hi"}}}}}},
+                    {{"transform", placeholder_filter()}, {"mark", {{"type", "rule"}, {"color", "#7a7a7a"}}},
+                     {"encoding", {{"x", {{"field", "fpr_lo"}, {"type", "quantitative"}}}, {"x2", {{"field", "fpr_hi"}}}, {"y", y}}}},
+                    {{"transform", placeholder_filter()}, {"mark", {{"type", "point"}, {"filled", true}, {"color", "#1f4e79"}}},
+                     {"encoding", {{"x", x}, {"y", y}, {"tooltip", json::array({{{"field", "label"}}, {{"field", "tpr"}, {"format", ".2f"}},
+                                                                                  {{"field", "fpr"}, {"format", ".2f"}}})}}}},
+                    {{"transform", {{{"filter", "datum.best"}}}},
+                     {"mark", {{"type", "point"}, {"size", 220}, {"color", "#c62828"}, {"strokeWidth", 2}}},
+                     {"encoding", {{"x", x}, {"y", y}}}},
+                    {{"transform", placeholder_filter()}, {"mark", {{"type", "text"}, {"align", "left"}, {"dx", 6}, {"dy", -6}, {"fontSize", 9}}},
+                     {"encoding", {{"x", x}, {"y", y}, {"text", {{"field", "text"}}}}}}})}};
+  out.push_back(make_chart(
+      id + "-roc", "Threshold sweeps as ROC curves",
+      "Each point is one configuration of a detector (its label), pooled over the cells it ran: detection rate on faulty "
+      "trials against false-alarm rate on clean trials, with 95 % Wilson intervals on both axes. The red ring marks the "
+      "configuration with the largest detection minus false-alarm rate (Youden's J) in the panel.",
+      spec));
+}
+
+}  // namespace sdc::report

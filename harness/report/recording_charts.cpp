@@ -1,0 +1,117 @@
+// Recorders' charts: histograms (000 Figure 2: the histogram recorder's
+// bin_NN) and curves over an episode's steps (002 Figures 1-8: the
+// consistency_curve recorder; per-step losses of every rank: training_curve).
+#include <fmt/format.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "harness/report/chart_builders.hpp"
+#include "harness/results/report.hpp"
+
+namespace sdc::report {
+namespace {
+
+// The recordings' varying axes: the suite's, as for cells.
+std::string series_of(const json& r, const json& rec) { return joined_axes(rec, varying_axes(r)); }
+
+}  // namespace
+
+void histogram_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+  static const std::regex bin(R"((clean|faulty)\.bin_(\d+)\.mean)");
+  json rows = json::array();
+  std::set<std::string> series;
+  std::string params;
+  for (const auto& rec : array_of(r, "recordings")) {
+    if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
+    const auto& p = rec["recorder"]["params"];
+    if (!p.contains("bins") || !p.contains("lo") || !p.contains("hi")) continue;
+    const double lo = p["lo"], hi = p["hi"], bins = p["bins"];
+    params = fmt::format("{} bins over [{}, {})", bins, lo, hi);
+    const std::string s = series_of(r, rec);
+    for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
+      std::smatch m;
+      if (!it.value().is_number() || !std::regex_match(it.key(), m, bin)) continue;
+      const int b = std::stoi(m[2].str());
+      series.insert(s);
+      rows.push_back({{"series", s}, {"kind", m[1].str()}, {"lo", lo + b * (hi - lo) / bins}, {"hi", lo + (b + 1) * (hi - lo) / bins},
+                      {"count", it.value()}});
+    }
+  }
+  if (rows.empty() || series.size() > 8) return;
+  json spec = frame("Histograms of the recorded values", params);
+  spec["data"] = {{"values", rows}};
+  if (series.size() > 1) spec["facet"] = {{"row", {{"field", "series"}, {"type", "nominal"}, {"title", nullptr}}}};
+  json inner = {{"width", 520},
+                {"height", 180},
+                {"mark", {{"type", "rect"}, {"opacity", 0.55}}},
+                {"encoding",
+                 {{"x", {{"field", "lo"}, {"type", "quantitative"}, {"title", "log-norm (the value the detectors test), bin edges"}}},
+                  {"x2", {{"field", "hi"}}},
+                  {"y", {{"field", "count"}, {"type", "quantitative"}, {"stack", nullptr}, {"title", "values per bin (mean over samples)"}}},
+                  {"color", {{"field", "kind"}, {"type", "nominal"}, {"scale", {{"domain", {"clean", "faulty"}}, {"range", {"#1f4e79", "#c62828"}}}},
+                             {"title", "samples"}}},
+                  {"tooltip", {{{"field", "kind"}}, {{"field", "lo"}}, {{"field", "hi"}}, {{"field", "count"}, {"format", ".4g"}}}}}}};
+  if (series.size() > 1) {
+    spec["spec"] = inner;
+  } else {
+    for (auto it = inner.begin(); it != inner.end(); ++it) spec[it.key()] = it.value();
+  }
+  out.push_back(make_chart(id + "-histogram", "Histograms of the recorded values",
+                           "Mean count per bin of the values in clean samples (blue) and in samples with injected faults "
+                           "(red), overlaid (not stacked); values outside the recorder's range are not drawn. Linear count axis.",
+                           spec));
+}
+
+void step_series_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+  static const std::regex step(R"((clean|faulty)\.(.+)_s(\d+)\.mean)");
+  static const std::regex per_rank(R"((.+)_rank(\d+))");
+  std::map<std::string, json> by_recorder;  // recorder label -> rows
+  std::map<std::string, std::set<std::string>> series_of_recorder;
+  for (const auto& rec : array_of(r, "recordings")) {
+    if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
+    const std::string label = rec["recorder"]["label"];
+    const std::string s = series_of(r, rec);
+    for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
+      std::smatch m, rank;
+      if (!it.value().is_number() || !std::regex_match(it.key(), m, step)) continue;
+      std::string metric = m[2].str(), series = s;
+      if (std::regex_match(metric, rank, per_rank)) {
+        metric = rank[1].str() + " of each rank";
+        series = s + " · rank " + rank[2].str();
+      }
+      series_of_recorder[label].insert(series);
+      by_recorder[label].push_back({{"metric", metric}, {"series", series}, {"kind", m[1].str()},
+                                    {"step", std::stoi(m[3].str())}, {"value", it.value()}});
+    }
+  }
+  int n = 0;
+  for (auto& [label, rows] : by_recorder) {
+    if (series_of_recorder[label].size() > 40) continue;
+    json spec = frame(fmt::format("Curves over the episode's steps: {}", label),
+                      fmt::format("one panel per metric, every series on the panel's shared axes ({})",
+                                  varying_axes(r).empty() ? "one cell" : fmt::format("{}", fmt::join(varying_axes(r), " · "))));
+    spec["data"] = {{"values", rows}};
+    spec["facet"] = {{"row", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}}}};
+    spec["resolve"] = {{"scale", {{"y", "independent"}}}};
+    spec["spec"] = {{"width", 560},
+                    {"height", 150},
+                    {"mark", {{"type", "line"}, {"point", {{"size", 12}}}, {"strokeWidth", 1.3}}},
+                    {"encoding",
+                     {{"x", {{"field", "step"}, {"type", "quantitative"}, {"title", "step of the episode (after the shared warm-up)"}}},
+                      {"y", {{"field", "value"}, {"type", "quantitative"}, {"scale", {{"zero", false}}}, {"title", "mean over episodes"}}},
+                      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "series"}}},
+                      {"strokeDash", {{"field", "kind"}, {"type", "nominal"}, {"title", "episodes"},
+                                      {"scale", {{"domain", {"clean", "faulty"}}, {"range", {json::array(), {5, 3}}}}}}},
+                      {"tooltip", {{{"field", "metric"}}, {{"field", "series"}}, {{"field", "kind"}}, {{"field", "step"}},
+                                   {{"field", "value"}, {"format", ".5g"}}}}}}};
+    out.push_back(make_chart(fmt::format("{}-steps-{}", id, n++), spec["title"]["text"],
+                             "Per step of the episode, the recorder's metric averaged over the cell's clean episodes "
+                             "(solid) and faulty episodes (dashed); one colour per cell (the suite's varying axes) or per "
+                             "rank. Each panel has its own y scale, not starting at zero.",
+                             spec));
+  }
+}
+
+}  // namespace sdc::report

@@ -1,0 +1,72 @@
+#include "harness/results/brief_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "harness/results/text_table.hpp"
+#include "harness/scoring/proportions.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+struct counts {
+  int64_t hits = 0, trials = 0;
+  void add(const json& x, const json& n) { hits += x.get<int64_t>(), trials += n.get<int64_t>(); }
+  std::string text() const {
+    if (trials == 0) return "-";
+    const auto ci = wilson_interval(hits, trials);
+    return fmt::format("{:6.2f}% [{:.1f},{:.1f}] {}/{}", 100.0 * double(hits) / double(trials), 100 * ci.lo, 100 * ci.hi, hits, trials);
+  }
+};
+
+}  // namespace
+
+std::string brief_table(const json& r) {
+  struct row {
+    int cells = 0;
+    counts detected, large, clean, located;
+    double det_s = 0, kernel_s = 0;
+  };
+  std::map<std::string, row> rows;
+  for (const auto& c : r["cells"]) {
+    if (!c["skipped"].is_null()) continue;
+    auto& w = rows[c["detector"]["label"].get<std::string>()];
+    ++w.cells;
+    if (!c["faulty"].is_null()) {
+      w.detected.add(c["faulty"]["detected"], c["faulty"]["trials"]);
+      if (c["faulty"].contains("localization")) w.located.add(c["faulty"]["localization"]["right"], c["faulty"]["localization"]["trials"]);
+    }
+    if (c["by_significance"].is_object() && c["by_significance"].contains("large"))
+      w.large.add(c["by_significance"]["large"]["detected"], c["by_significance"]["large"]["trials"]);
+    if (!c["clean"].is_null()) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
+  }
+  if (r.contains("timing"))
+    for (const auto& t : r["timing"]) {
+      auto it = rows.find(t["detector"].get<std::string>());
+      if (it != rows.end()) it->second.det_s += t["detector_seconds"].get<double>(), it->second.kernel_s += t["kernel_seconds"].get<double>();
+    }
+  text_table t;
+  t.head = {"detector", "cells", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n", "located right", "run time vs kernel*"};
+  for (const auto& d : r["suite"]["detectors"]) {
+    const std::string label = d["label"];
+    const auto it = rows.find(label);
+    if (it == rows.end()) {
+      t.rows.push_back({label, "0", "skipped in every cell"});
+      continue;
+    }
+    const auto& w = it->second;
+    t.rows.push_back({label, std::to_string(w.cells), w.detected.text(), w.large.text(), w.clean.text(), w.located.text(),
+                      w.kernel_s > 0 ? fmt::format("{:.1f}%", 100 * w.det_s / w.kernel_s) : "-"});
+  }
+  std::string out = fmt::format("{} ({} scale, workload {}): {}\n", r["suite"]["name"].get<std::string>(),
+                                r["suite"]["scale"].get<std::string>(), r["suite"]["workload"].get<std::string>(),
+                                r["suite"]["description"].get<std::string>());
+  return out + t.render() +
+         "counts pooled over each detector's cells; * detector seconds / workload kernel seconds in this run (plain "
+         "reference implementations), not the cost beside an optimized kernel: bench/ measures that\n";
+}
+
+}  // namespace sdc

@@ -1,0 +1,11 @@
+// `show --brief`: one line per detector, its counts pooled over every cell it
+// ran (the main job's summary).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace sdc {
+
+std::string brief_table(const nlohmann::json& result);
+
+}  // namespace sdc
