@@ -39,7 +39,7 @@ echo
 echo "== cost beside optimized kernels, measured now on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), one thread (bench/)"
 build/bench/vabft_overhead_bench --benchmark_filter='^f32/n1024/' 2>/dev/null | after "V-ABFT check"
 echo
-build/bench/int8_gemm_abft_bench --benchmark_filter='^(6_512_512|16_128_1567)$' 2>/dev/null | after "int8 GEMM ABFT" |
+build/bench/int8_gemm_abft_bench --benchmark_filter='^(6_512_512|16_128_1567)/' 2>/dev/null | after "int8 GEMM ABFT" |
   grep -v "shapes\. \|GEMM + requant"
 build/bench/training_detectors_bench --benchmark_filter='smoke' 2>/dev/null | after "smoke"
 

@@ -65,7 +65,7 @@ void histogram_charts(const json& r, const std::string& id, std::vector<chart>& 
 }
 
 void step_series_charts(const json& r, const std::string& id, std::vector<chart>& out) {
-  static const std::regex step(R"((clean|faulty)\.(.+)_s(\d+)\.mean)");
+  static const std::regex step(R"((clean|faulty)\.(.+)_s(\d+)\.median)");
   static const std::regex per_rank(R"((.+)_rank(\d+))");
   std::map<std::string, json> by_recorder;  // recorder label -> rows
   std::map<std::string, std::set<std::string>> series_of_recorder;
@@ -88,28 +88,50 @@ void step_series_charts(const json& r, const std::string& id, std::vector<chart>
   }
   int n = 0;
   for (auto& [label, rows] : by_recorder) {
-    if (series_of_recorder[label].size() > 40) continue;
+    const size_t n_series = series_of_recorder[label].size();
+    if (n_series > 40) continue;
+    // One panel per metric (vconcat, not a facet, so each panel picks its own
+    // y scale: logarithmic where positive values span over three decades, as
+    // a gradient norm does after an exponent flip; otherwise linear).
+    std::map<std::string, std::pair<double, double>> range;  // metric -> min, max
+    for (const auto& row : rows) {
+      auto [it, fresh] = range.try_emplace(row["metric"], row["value"].get<double>(), row["value"].get<double>());
+      it->second = {std::min(it->second.first, row["value"].get<double>()), std::max(it->second.second, row["value"].get<double>())};
+    }
+    json panels = json::array();
+    for (const auto& [metric, mm] : range) {
+      const bool log = mm.first > 0 && mm.second / mm.first > 1e3;
+      json y = {{"field", "value"}, {"type", "quantitative"}, {"axis", {{"format", log ? ".0e" : "~g"}}},
+                {"title", log ? "median over episodes (log)" : "median over episodes"}};
+      y["scale"] = log ? json{{"type", "log"}} : json{{"zero", false}};
+      panels.push_back(
+          {{"title", {{"text", metric}, {"anchor", "start"}, {"fontSize", 12}}},
+           {"width", 560},
+           {"height", 150},
+           {"transform", {{{"filter", {{"field", "metric"}, {"equal", metric}}}}}},
+           {"mark", {{"type", "line"}, {"point", {{"size", 12}}}, {"strokeWidth", 1.3}}},
+           {"encoding",
+            {{"x", {{"field", "step"}, {"type", "quantitative"}, {"axis", {{"tickMinStep", 1}, {"format", "d"}}},
+                    {"title", "step of the episode (after the shared warm-up)"}}},
+             {"y", y},
+             {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "series"},
+                        {"scale", {{"scheme", n_series > 10 ? "category20" : "category10"}}}}},
+             {"strokeDash", {{"field", "kind"}, {"type", "nominal"}, {"title", "episodes"},
+                             {"legend", nullptr},  // a stroke legend draws no symbol here: the subtitle says it
+                             {"scale", {{"domain", {"clean", "faulty"}}, {"range", {json::array(), {5, 3}}}}}}},
+             {"tooltip", {{{"field", "metric"}}, {{"field", "series"}}, {{"field", "kind"}}, {{"field", "step"}},
+                          {{"field", "value"}, {"format", ".5g"}}}}}}});
+    }
     json spec = frame(fmt::format("Curves over the episode's steps: {}", label),
-                      fmt::format("one panel per metric, every series on the panel's shared axes ({})",
+                      fmt::format("solid: clean episodes, dashed: faulty episodes; one panel per metric, series: {}",
                                   varying_axes(r).empty() ? "one cell" : fmt::format("{}", fmt::join(varying_axes(r), " · "))));
     spec["data"] = {{"values", rows}};
-    spec["facet"] = {{"row", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}}}};
-    spec["resolve"] = {{"scale", {{"y", "independent"}}}};
-    spec["spec"] = {{"width", 560},
-                    {"height", 150},
-                    {"mark", {{"type", "line"}, {"point", {{"size", 12}}}, {"strokeWidth", 1.3}}},
-                    {"encoding",
-                     {{"x", {{"field", "step"}, {"type", "quantitative"}, {"title", "step of the episode (after the shared warm-up)"}}},
-                      {"y", {{"field", "value"}, {"type", "quantitative"}, {"scale", {{"zero", false}}}, {"title", "mean over episodes"}}},
-                      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "series"}}},
-                      {"strokeDash", {{"field", "kind"}, {"type", "nominal"}, {"title", "episodes"},
-                                      {"scale", {{"domain", {"clean", "faulty"}}, {"range", {json::array(), {5, 3}}}}}}},
-                      {"tooltip", {{{"field", "metric"}}, {{"field", "series"}}, {{"field", "kind"}}, {{"field", "step"}},
-                                   {{"field", "value"}, {"format", ".5g"}}}}}}};
+    spec["vconcat"] = panels;
     out.push_back(make_chart(fmt::format("{}-steps-{}", id, n++), spec["title"]["text"],
-                             "Per step of the episode, the recorder's metric averaged over the cell's clean episodes "
-                             "(solid) and faulty episodes (dashed); one colour per cell (the suite's varying axes) or per "
-                             "rank. Each panel has its own y scale, not starting at zero.",
+                             "Per step of the episode, the recorder's metric: the median over the cell's clean episodes "
+                             "(solid) and over its faulty episodes (dashed); one colour per cell (the suite's varying axes) "
+                             "or per rank. Each panel has its own y scale, not starting at zero; a panel whose positive "
+                             "values span more than three decades is logarithmic (its axis title says so).",
                              spec));
   }
 }
