@@ -63,7 +63,7 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
                     fmt::format("fault injected at step {} (red dashed line) of {}", k, n_steps));
   json panels = json::array();
   json loss = json::array();
-  static const std::regex loss_step(R"((clean|faulty)\.loss_s(\d+)\.mean)");
+  static const std::regex loss_step(R"((clean|faulty)\.loss_s(\d+)\.median)");
   for (const auto& rec : array_of(r, "recordings")) {
     if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
     for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
@@ -80,7 +80,7 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
                       {"mark", {{"type", "line"}, {"point", {{"size", 12}}}}},
                       {"encoding", {{"x", {{"field", "step"}, {"type", "quantitative"}, {"scale", x_scale}, {"axis", x_axis}, {"title", x_title}}},
                                     {"y", {{"field", "loss"}, {"type", "quantitative"}, {"scale", {{"zero", false}}},
-                                           {"title", "training loss (mean of ranks)"}}},
+                                           {"title", "loss (ranks' mean; episodes' median)"}}},
                                     {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "cell · episodes"}}},
                                     {"strokeDash", {{"field", "kind"}, {"type", "nominal"}, {"legend", nullptr},
                                                     {"scale", {{"domain", {"clean", "faulty"}}, {"range", {json::array(), {5, 3}}}}}}}}}});
@@ -91,7 +91,7 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
       "Bottom: for each detector, one blue tick per cell at the median step of its first alarm in the faulty episodes it "
       "detected (fault step + median latency) and a grey bar to the latest first alarm (fault step + maximum latency); "
       "cells with no detection have no tick. The red dashed line is the injection step." +
-          std::string(loss.empty() ? "" : " Top: the recorder's mean loss per step, clean episodes solid, faulty dashed."),
+          std::string(loss.empty() ? "" : " Top: the recorder's loss per step (mean of the ranks, median over the cell's episodes), clean episodes solid, faulty dashed."),
       spec));
 }
 
