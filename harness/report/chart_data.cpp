@@ -118,7 +118,10 @@ json frame(const std::string& title, const std::string& subtitle) {
             {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 420}}},
             {"legend", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 320}, {"titleLimit", 320}}},
             {"header", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 320}}},
-            {"headerRow", {{"labelAngle", 0}, {"labelAlign", "right"}, {"labelFontWeight", "bold"}}}}}};
+            // Row labels above their row, left-aligned: beside it, Vega places horizontal labels by an
+            // estimate of their width and they do not line up.
+            {"headerRow", {{"labelOrient", "top"}, {"labelAnchor", "start"}, {"labelAngle", 0}, {"labelAlign", "left"},
+                           {"labelPadding", 4}, {"labelFontWeight", "bold"}}}}}};
 }
 
 chart make_chart(std::string id, std::string title, std::string caption, json spec) {
