@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sdc::bench {
@@ -37,9 +38,43 @@ class paired_timer {
     for (size_t i = 0; i < samples_.at(v).size(); ++i) r.push_back(samples_[v][i] / samples_.at(base)[i]);
     return median_of(r);
   }
+  // Median over iterations of time(v) / min(time(b) for b in bases): the
+  // baseline is, in every iteration, the fastest of the plain configurations.
+  double median_ratio_to_fastest(size_t v, const std::vector<size_t>& bases) const {
+    return median_of(ratios_to_fastest(v, bases));
+  }
+  // How often each base was the fastest, as a share of iterations.
+  double fastest_share(size_t base, const std::vector<size_t>& bases) const {
+    size_t wins = 0;
+    for (size_t i = 0; i < iterations(); ++i) {
+      size_t best = bases.front();
+      for (size_t b : bases) best = samples_.at(b)[i] < samples_.at(best)[i] ? b : best;
+      wins += best == base;
+    }
+    return iterations() ? double(wins) / double(iterations()) : 0.0;
+  }
+  // The noise band of a ratio: the 5th and 95th percentiles over iterations of
+  // time(a) / time(b). For two runs of the same code (an A/A pair) it is the
+  // spread that any overhead measured here carries.
+  std::pair<double, double> ratio_band(size_t a, size_t b) const {
+    std::vector<double> r = ratios_to_fastest(a, {b});
+    if (r.empty()) return {0, 0};
+    std::sort(r.begin(), r.end());
+    auto at = [&](double q) { return r[size_t(q * double(r.size() - 1) + 0.5)]; };
+    return {at(0.05), at(0.95)};
+  }
   size_t iterations() const { return samples_.empty() ? 0 : samples_[0].size(); }
 
  private:
+  std::vector<double> ratios_to_fastest(size_t v, const std::vector<size_t>& bases) const {
+    std::vector<double> r;
+    for (size_t i = 0; i < samples_.at(v).size(); ++i) {
+      double t = samples_.at(bases.front())[i];
+      for (size_t b : bases) t = std::min(t, samples_.at(b)[i]);
+      r.push_back(samples_[v][i] / t);
+    }
+    return r;
+  }
   static double median_of(std::vector<double> x) {
     if (x.empty()) return 0;
     std::sort(x.begin(), x.end());
