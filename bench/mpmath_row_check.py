@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The mpmath twin of sdcbench's MPFR ground truth (exact_row_check_errors):
 for C = A B (m x k times k x n, binary64, row-major raw little-endian files),
-each row's |sequential fp64 sum of C_i - exact(A_i (B 1))|, with mpmath at 100
+each row's |fp64 sum of C_i - exact(A_i (B 1))|, the row summed in the fixed
+lane order of harness/simd/reductions.hpp (8 lanes, folded by halves; Python
+floats are binary64, so the bits are the same), with mpmath at 100
 decimal digits as 001 used it. Prints the seconds of the computation (the best
 of `repeats` runs, files already read) and then one error per row, for
 bench/ground_truth_bench.cpp to compare with MPFR's.
@@ -28,9 +30,15 @@ def row_check_errors(A, B, C, m, k, n):
     out = []
     for i in range(m):
         exact = fsum(mpf(A[i * k + kk]) * r[kk] for kk in range(k))
-        s = 0.0
+        lanes = [0.0] * 8
         for j in range(n):
-            s += C[i * n + j]
+            lanes[j % 8] += C[i * n + j]
+        h = 4
+        while h >= 1:
+            for l in range(h):
+                lanes[l] += lanes[l + h]
+            h //= 2
+        s = lanes[0]
         out.append(float(abs(mpf(s) - exact)))
     return out
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "harness/simd/reductions.hpp"
+
 namespace sdc {
 
 template <class Policy>
@@ -46,12 +48,8 @@ template <class T>
 void checksum_abft<Policy>::row_refs(const gemm_data<T>& d, checks<T>& c, int64_t i) {
   const auto& s = st<T>();
   const int64_t k = d.shape.k;
-  T a = 0, b = 0;
-  const T* row = d.A + i * k;
-  for (int64_t kk = 0; kk < k; ++kk) {
-    a = std::fma(row[kk], s.br1[size_t(kk)], a);
-    b = std::fma(row[kk], s.br2[size_t(kk)], b);
-  }
+  T a = 0, b = 0;  // A_i (B r1), A_i (B r2): the dispatched kernel's fixed lane order
+  active_reduction_kernels<T>().dot2(d.A + i * k, s.br1.data(), s.br2.data(), k, &a, &b);
   if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
     a = T(round_to(*d.out_fmt, double(a))), b = T(round_to(*d.out_fmt, double(b)));
   c.row_ref[size_t(i)] = a, c.row_ref2[size_t(i)] = b;
@@ -62,12 +60,8 @@ template <class T>
 void checksum_abft<Policy>::row_sums(const gemm_data<T>& d, checks<T>& c, int64_t i) {
   const int64_t n = d.shape.n;
   const T* w = st<T>().wn.data();
-  T s1 = 0, s2 = 0;
-  const T* row = checked(d) + i * n;
-  for (int64_t j = 0; j < n; ++j) {
-    s1 += row[j];
-    s2 = std::fma(w[j], row[j], s2);
-  }
+  T s1 = 0, s2 = 0;  // C_i r1, C_i r2: the dispatched kernel's fixed lane order
+  active_reduction_kernels<T>().sum_and_weighted(checked(d) + i * n, w, n, &s1, &s2);
   c.s1[size_t(i)] = s1, c.s2[size_t(i)] = s2;
 }
 

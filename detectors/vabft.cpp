@@ -29,12 +29,18 @@ struct moments {
 };
 
 // Mean and variance (extrema bound or exact) of n values with stride.
+// Contiguous rows (stride 1) through the dispatched kernel's fixed lane order;
+// columns (stride > 1) sequentially, as all_col_thresholds sums them.
 template <class T>
 moments row_moments(const T* x, int64_t n, int64_t stride, bool exact) {
   double sum = 0, mx = -INFINITY, mn = INFINITY;
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = double(x[i * stride]);
-    sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+  if (stride == 1) {
+    active_reduction_kernels<T>().sum_max_min(x, n, &sum, &mx, &mn);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = double(x[i * stride]);
+      sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+    }
   }
   moments m;
   m.mean = sum / double(n);

@@ -1,4 +1,5 @@
 #include "harness/ground_truth/exact_dot.hpp"
+#include "harness/simd/reductions.hpp"
 
 #include <cmath>
 #include <deque>
@@ -70,8 +71,7 @@ void row_check_errors_impl(const T* A, const T* B, const T* C, int64_t m, int64_
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t kk = 0; kk < k; ++kk) mpfr_mul_d(terms[size_t(kk)].get(), r[size_t(kk)].get(), double(A[i * k + kk]), MPFR_RNDN);
     mpfr_sum(exact.get(), ptrs.data(), (unsigned long)k, MPFR_RNDN);
-    T s = 0;
-    for (int64_t j = 0; j < n; ++j) s += C[i * n + j];
+    const T s = active_reduction_kernels<T>().sum(C + i * n, n);  // as the checksum engine sums the row
     mpfr_set_d(diff.get(), double(s), MPFR_RNDN);
     mpfr_sub(diff.get(), diff.get(), exact.get(), MPFR_RNDN);
     out[i] = std::fabs(mpfr_get_d(diff.get(), MPFR_RNDN));

@@ -36,7 +36,8 @@ void exact_dot(mpfr_ptr out, const float* a, int64_t sa, const float* b, int64_t
 void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n);
 
 // For each row i of C = A B (m x k times k x n): |s_i - exact(A_i B 1)| where s_i
-// is the row sum of C computed sequentially in T (the accumulator precision), and
+// is the row sum of C in T (the accumulator precision) computed as the checksum
+// engine computes it (harness/simd/reductions.hpp's fixed lane order), and
 // the exact value comes from MPFR (B's row sums exact, then the dot products).
 // The actual verification difference that ABFT threshold tightness is measured
 // against (001_e8c16cbdc32a8eac.txt, Tables 4-6).

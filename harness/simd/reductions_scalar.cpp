@@ -1,0 +1,3 @@
+// harness/simd/reductions_body.hpp compiled for the scalar level (its flags: CMakeLists.txt).
+#define SDC_KERNEL_NS simd_scalar
+#include "harness/simd/reductions_body.hpp"

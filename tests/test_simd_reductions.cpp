@@ -1,0 +1,138 @@
+// The runtime-dispatched checksum kernels (harness/simd/reductions.hpp):
+// every SIMD level this CPU can run gives the bits of the fixed lane order,
+// written out plainly here, and stays within the rounding bound of
+// METHODOLOGY.md ("Vectorized checks") of the sequential sums they replaced.
+// Odd lengths included (tails of every size, 257, 513, 1000).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "harness/simd/reductions.hpp"
+
+namespace {
+
+using sdc::reduction_lanes;
+
+const int64_t k_lengths[] = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100, 257, 513, 1000, 4099};
+
+template <class T>
+std::vector<T> data(int64_t n, unsigned seed, double scale = 1.0) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> d(0.0, scale);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (auto& x : v) x = T(d(g));
+  return v;
+}
+
+template <class T>
+bool same(T a, T b) { return std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(a) ==
+                              std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(b); }
+
+// The fixed order, plainly: lane l takes j = l (mod L); lanes folded by halves.
+template <class T, class F>
+T lane_order(int64_t n, F term_into) {
+  constexpr int L = reduction_lanes<T>;
+  std::vector<T> a(L, T(0));
+  for (int64_t j = 0; j < n; ++j) a[size_t(j % L)] = term_into(a[size_t(j % L)], j);
+  for (int h = L / 2; h >= 1; h /= 2)
+    for (int l = 0; l < h; ++l) a[size_t(l)] += a[size_t(l + h)];
+  return a[0];
+}
+
+// gamma_k = k u / (1 - k u), u the unit roundoff of T.
+template <class T>
+double gamma(double k) {
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  return k * u / (1 - k * u);
+}
+// |lane order - sequential| <= (gamma_{n-1} + gamma_{ceil(n/L) + log2 L}) sum |terms|.
+template <class T>
+double bound(int64_t n, double abs_sum) {
+  const int L = reduction_lanes<T>;
+  return (gamma<T>(double(std::max<int64_t>(n - 1, 0))) + gamma<T>(double((n + L - 1) / L + std::log2(L)))) * abs_sum;
+}
+
+template <class T>
+void check_level(sdc::simd_level level) {
+  const auto& k = sdc::reduction_kernels_for<T>(level);
+  for (int64_t n : k_lengths) {
+    SCOPED_TRACE(testing::Message() << sdc::simd_name(level) << " n=" << n << " " << (sizeof(T) == 4 ? "fp32" : "fp64"));
+    const auto x = data<T>(n, 1), w = data<T>(n, 2, 100.0), y = data<T>(n, 3);
+    T s = -1, sw = -1, d1 = -1, d2 = -1;
+    k.sum_and_weighted(x.data(), w.data(), n, &s, &sw);
+    k.dot2(x.data(), w.data(), y.data(), n, &d1, &d2);
+    EXPECT_TRUE(same(s, lane_order<T>(n, [&](T a, int64_t j) { return T(a + x[size_t(j)]); })));
+    EXPECT_TRUE(same(k.sum(x.data(), n), s));
+    EXPECT_TRUE(same(sw, lane_order<T>(n, [&](T a, int64_t j) { return std::fma(w[size_t(j)], x[size_t(j)], a); })));
+    EXPECT_TRUE(same(d1, lane_order<T>(n, [&](T a, int64_t j) { return std::fma(x[size_t(j)], w[size_t(j)], a); })));
+    EXPECT_TRUE(same(d2, lane_order<T>(n, [&](T a, int64_t j) { return std::fma(x[size_t(j)], y[size_t(j)], a); })));
+    // Against the sequential reference twins (the loops the kernels replaced).
+    T seq_s = 0, seq_sw = 0;
+    double abs_s = 0, abs_sw = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      seq_s += x[size_t(j)], seq_sw = std::fma(w[size_t(j)], x[size_t(j)], seq_sw);
+      abs_s += std::fabs(double(x[size_t(j)])), abs_sw += std::fabs(double(w[size_t(j)]) * double(x[size_t(j)]));
+    }
+    EXPECT_LE(std::fabs(double(s) - double(seq_s)), bound<T>(n, abs_s));
+    EXPECT_LE(std::fabs(double(sw) - double(seq_sw)), bound<T>(n, abs_sw));
+    // Statistics: max and min exactly std::max / std::min's; the sum within the fp64 bound.
+    double sum = -1, mx = 0, mn = 0, seq = 0, abs_x = 0, smx = -INFINITY, smn = INFINITY;
+    k.sum_max_min(x.data(), n, &sum, &mx, &mn);
+    for (T v : x) seq += double(v), abs_x += std::fabs(double(v)), smx = std::max(smx, double(v)), smn = std::min(smn, double(v));
+    EXPECT_EQ(mx, smx);
+    EXPECT_EQ(mn, smn);
+    EXPECT_LE(std::fabs(sum - seq), bound<double>(n, abs_x));
+    double lane_sum = lane_order<double>(n, [&](double a, int64_t j) { return a + double(x[size_t(j)]); });
+    EXPECT_TRUE(same(sum, lane_sum));
+  }
+}
+
+TEST(SimdReductions, EveryLevelThisCpuRunsGivesTheFixedOrdersBits) {
+  const auto levels = sdc::supported_simd_levels();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), sdc::simd_level::scalar);
+  for (auto l : levels) {
+    check_level<float>(l);
+    check_level<double>(l);
+  }
+  std::printf("levels tested on this CPU:");
+  for (auto l : levels) std::printf(" %s", sdc::simd_name(l));
+  std::printf("\n");
+}
+
+TEST(SimdReductions, NonFiniteValues) {
+  for (auto l : sdc::supported_simd_levels()) {
+    const auto& k = sdc::reduction_kernels_for<float>(l);
+    std::vector<float> x = data<float>(37, 4), w(37, 1.0f);
+    x[20] = std::numeric_limits<float>::quiet_NaN();
+    double sum, mx, mn;
+    k.sum_max_min(x.data(), 37, &sum, &mx, &mn);
+    EXPECT_TRUE(std::isnan(sum)) << sdc::simd_name(l);
+    double smx = -INFINITY, smn = INFINITY;
+    for (float v : x) smx = std::max(smx, double(v)), smn = std::min(smn, double(v));
+    EXPECT_EQ(mx, smx) << "a NaN is never the maximum, as with std::max";
+    EXPECT_EQ(mn, smn);
+    x[20] = std::numeric_limits<float>::infinity();
+    float s, sw;
+    k.sum_and_weighted(x.data(), w.data(), 37, &s, &sw);
+    EXPECT_EQ(s, std::numeric_limits<float>::infinity());
+    std::vector<float> nans(5, std::numeric_limits<float>::quiet_NaN());
+    k.sum_max_min(nans.data(), 5, &sum, &mx, &mn);
+    EXPECT_EQ(mx, -INFINITY);
+    EXPECT_EQ(mn, INFINITY);
+  }
+}
+
+TEST(SimdReductions, LevelNamesAndSupport) {
+  EXPECT_EQ(sdc::parse_simd_level("avx2"), sdc::simd_level::avx2);
+  EXPECT_THROW(sdc::parse_simd_level("sse9"), std::exception);
+  EXPECT_TRUE(sdc::simd_supported(sdc::simd_level::scalar));
+  const auto active = sdc::active_simd_level();
+  EXPECT_TRUE(sdc::simd_supported(active));
+}
+
+}  // namespace
