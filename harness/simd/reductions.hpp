@@ -28,8 +28,9 @@ struct reduction_kernels {
   void (*sum_and_weighted)(const T* x, const T* w, int64_t n, T* s, T* sw);
   // d1 = sum_j x[j] y1[j]; d2 = sum_j x[j] y2[j] (FMA), j < n.
   void (*dot2)(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2);
-  // sum of double(x[j]) in fp64 lanes; max and min ignoring NaNs (-inf / +inf
-  // when every value is NaN), as std::max / std::min in index order would.
+  // sum of double(x[j]), in L fp64 lanes (the lanes of T, so 16 for fp32);
+  // max and min ignoring NaNs (-inf / +inf when every value is NaN), as
+  // std::max / std::min in index order would.
   void (*sum_max_min)(const T* x, int64_t n, double* sum, double* max, double* min);
 };
 

@@ -58,23 +58,24 @@ void dot2(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2) {
 
 template <class T>
 void sum_max_min(const T* x, int64_t n, double* sum, double* max, double* min) {
-  constexpr int L = reduction_lanes<double>;
-  double s[L] = {}, hi[L], lo[L];
-  for (int l = 0; l < L; ++l) hi[l] = -__builtin_inf(), lo[l] = __builtin_inf();
+  constexpr int L = reduction_lanes<T>;  // the sum in fp64 lanes, the extrema in T (exact either way)
+  double s[L] = {};
+  T hi[L], lo[L];
+  for (int l = 0; l < L; ++l) hi[l] = T(-__builtin_inf()), lo[l] = T(__builtin_inf());
   int64_t j = 0;
   // (m < v ? v : m) is std::max(m, v): a NaN v is never taken.
   for (; j + L <= n; j += L)
     for (int l = 0; l < L; ++l) {
-      const double v = double(x[j + l]);
-      s[l] += v, hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
+      const T v = x[j + l];
+      s[l] += double(v), hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
     }
   for (int l = 0; l < int(n - j); ++l) {
-    const double v = double(x[j + l]);
-    s[l] += v, hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
+    const T v = x[j + l];
+    s[l] += double(v), hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
   }
-  double h = hi[0], o = lo[0];
+  T h = hi[0], o = lo[0];
   for (int l = 1; l < L; ++l) h = h < hi[l] ? hi[l] : h, o = lo[l] < o ? lo[l] : o;
-  *sum = fold<double, L>(s), *max = h, *min = o;
+  *sum = fold<double, L>(s), *max = double(h), *min = double(o);
 }
 
 }  // namespace
