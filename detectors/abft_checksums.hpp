@@ -81,7 +81,7 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
  public:
   checksum_abft(abft_options o, Policy p) : o_(o), policy_(std::move(p)) {}
   bool needs_exact_row_errors() const override { return o_.tightness; }
-  nlohmann::json explain() const override { return last_; }
+  nlohmann::json explain() const override;
 
   template <class T>
   void encode_t(const gemm_data<T>& d);
@@ -132,7 +132,13 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   Policy policy_;
   state<float> sf_;
   state<double> sd_;
-  mutable nlohmann::json last_;
+  // The last full verification's differences D1 and thresholds (times
+  // threshold_scale), per row and column; explain() turns them into JSON
+  // only when asked, so verification does not pay for it.
+  struct explained {
+    std::vector<double> row_diff, row_thr, col_diff, col_thr;
+    bool on_output = false, valid = false;
+  } last_;
 };
 
 // Parameters every checksum-ABFT detector takes, and reading them.
