@@ -1,11 +1,15 @@
 // Paired timing for overhead ratios on a shared, noisy machine: each benchmark
-// iteration times every variant once, back to back, in an order that rotates
-// from one iteration to the next, and the overhead is the median over
-// iterations of the per-iteration ratio. A burst of load from another process
-// then hits both sides of one ratio instead of one benchmark's whole run.
+// iteration times every variant once, back to back, in an order shuffled anew
+// each iteration (a fixed sequence of permutations, so runs are comparable),
+// and the overhead is the median over iterations of the per-iteration ratio.
+// A burst of load from another process then hits both sides of one ratio
+// instead of one benchmark's whole run, and no variant always runs right
+// after the same other one (a rotation would always put an A/A pair's second
+// run after its first, in caches the first warmed).
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -16,14 +20,24 @@ namespace sdc::bench {
 
 class paired_timer {
  public:
-  // Times each variant once (rotating the order by `iteration`), calling
+  // Times each variant once (in the iteration's shuffled order), calling
   // `before` untimed ahead of each (e.g. a cache flush).
   void measure(const std::vector<std::function<void()>>& variants, size_t iteration,
                const std::function<void()>& before = {}) {
     using clock = std::chrono::steady_clock;
     if (samples_.size() < variants.size()) samples_.resize(variants.size());
+    std::vector<size_t> order(variants.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    uint64_t state = 0x9E3779B97F4A7C15ull * (iteration + 1);  // splitmix64: Fisher-Yates draws
+    auto next = [&state] {
+      uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      return z ^ (z >> 31);
+    };
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[size_t(next() % i)]);
     for (size_t r = 0; r < variants.size(); ++r) {
-      const size_t v = (r + iteration) % variants.size();
+      const size_t v = order[r];
       if (before) before();
       const auto t0 = clock::now();
       variants[v]();
