@@ -103,14 +103,28 @@ void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
   const auto [m, n, k] = d.shape;
   for (auto* v : {&c.row_ref, &c.row_ref2, &c.s1, &c.s2}) v->assign(size_t(m), T(0));
   c.row_T.assign(size_t(m), 0.0);
-  for (int64_t i = 0; i < m; ++i) row_refs(d, c, i), row_sums(d, c, i);
   if (o_.check_columns) {
-    // All columns in one row-major sweep: each column's sums run over k (or i)
-    // in the same order as col_refs/col_sums, so the bits are the same, but
-    // memory is read contiguously.
-    const auto& s = st<T>();
     for (auto* v : {&c.col_ref, &c.col_ref2, &c.c1}) v->assign(size_t(n), T(0));
     c.col_T.assign(size_t(n), 0.0);
+  }
+  // One sweep over the rows: row i of A (reference checksums, then the
+  // policy's row threshold) and row i of C (row sums, then its share of the
+  // column sums) are each read again while still in cache. Per row and per
+  // column the operations and their order are those of row_refs, row_sums,
+  // row_threshold and col_sums, so the bits are the same as one at a time.
+  const auto ctx = context(d, c);
+  const T* out = checked(d);
+  T* c1 = c.c1.data();
+  for (int64_t i = 0; i < m; ++i) {
+    row_refs(d, c, i), row_sums(d, c, i);
+    if (o_.check_columns)
+      for (int64_t j = 0; j < n; ++j) c1[j] += out[i * n + j];
+    c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+  }
+  if (o_.check_columns) {
+    // The column references in one row-major sweep over B: each column's sum
+    // runs over k in the order of col_refs, with memory read contiguously.
+    const auto& s = st<T>();
     T* r1 = c.col_ref.data();
     T* r2 = c.col_ref2.data();
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -120,13 +134,7 @@ void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
     }
     if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
       for (int64_t j = 0; j < n; ++j) r1[j] = T(round_to(*d.out_fmt, double(r1[j]))), r2[j] = T(round_to(*d.out_fmt, double(r2[j])));
-    const T* out = checked(d);
-    T* c1 = c.c1.data();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c1[j] += out[i * n + j];
   }
-  const auto ctx = context(d, c);
-  for (int64_t i = 0; i < m; ++i) c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
   if (o_.check_columns) {
     if constexpr (requires { policy_.all_col_thresholds(ctx, c.col_T); }) policy_.all_col_thresholds(ctx, c.col_T);
     else

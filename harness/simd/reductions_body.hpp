@@ -56,26 +56,48 @@ void dot2(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2) {
   *d1 = fold<T, L>(a), *d2 = fold<T, L>(b);
 }
 
+// L lanes of T and of fp64 as GCC vector types (one AVX-512 register of T).
+template <class T>
+struct vectors;
+template <>
+struct vectors<float> {
+  typedef float lanes __attribute__((vector_size(64)));
+  typedef double fp64_lanes __attribute__((vector_size(128)));
+};
+template <>
+struct vectors<double> {
+  typedef double lanes __attribute__((vector_size(64)));
+  typedef double fp64_lanes __attribute__((vector_size(64)));
+};
+
 template <class T>
 void sum_max_min(const T* x, int64_t n, double* sum, double* max, double* min) {
   constexpr int L = reduction_lanes<T>;  // the sum in fp64 lanes, the extrema in T (exact either way)
-  double s[L] = {};
-  T hi[L], lo[L];
+  // GCC vector types: the compiler does not vectorize the extrema of a plain
+  // lane loop, and a vector select is elementwise, so the order is unchanged.
+  using tvec = typename vectors<T>::lanes;
+  using dvec = typename vectors<T>::fp64_lanes;
+  dvec s = {};
+  tvec hi, lo;
   for (int l = 0; l < L; ++l) hi[l] = T(-__builtin_inf()), lo[l] = T(__builtin_inf());
   int64_t j = 0;
   // (m < v ? v : m) is std::max(m, v): a NaN v is never taken.
-  for (; j + L <= n; j += L)
-    for (int l = 0; l < L; ++l) {
-      const T v = x[j + l];
-      s[l] += double(v), hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
-    }
+  for (; j + L <= n; j += L) {
+    tvec v;
+    __builtin_memcpy(&v, x + j, sizeof v);
+    s += __builtin_convertvector(v, dvec);
+    hi = hi < v ? v : hi;
+    lo = v < lo ? v : lo;
+  }
   for (int l = 0; l < int(n - j); ++l) {
     const T v = x[j + l];
     s[l] += double(v), hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
   }
+  double lanes[L];
   T h = hi[0], o = lo[0];
+  for (int l = 0; l < L; ++l) lanes[l] = s[l];
   for (int l = 1; l < L; ++l) h = h < hi[l] ? hi[l] : h, o = lo[l] < o ? lo[l] : o;
-  *sum = fold<double, L>(s), *max = double(h), *min = double(o);
+  *sum = fold<double, L>(lanes), *max = double(h), *min = double(o);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 namespace sdc {
 
+// scalar: the x86-64 baseline (no AVX; the compiler may still use SSE2 for
+// GCC vector types); avx2: AVX2 + FMA; avx512: AVX-512F.
 enum class simd_level { scalar, avx2, avx512 };
 
 const char* simd_name(simd_level l);
