@@ -145,9 +145,10 @@ void localization_chart(const json& r, const std::string& id, std::vector<chart>
 }
 
 void overhead_chart(const json& r, const std::string& id, std::vector<chart>& out) {
-  if (!r.contains("timing") || !r["timing"].is_array() || r["timing"].empty()) return;
+  const json& timing = array_of(r, "timing");
+  if (timing.empty()) return;
   std::map<std::string, std::pair<double, double>> sums;
-  for (const auto& t : r["timing"]) {
+  for (const auto& t : timing) {
     auto& [d, k] = sums[t["detector"].get<std::string>()];
     d += t["detector_seconds"].get<double>(), k += t["kernel_seconds"].get<double>();
   }
