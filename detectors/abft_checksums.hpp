@@ -31,6 +31,12 @@ double checksum_weight(checksum_weights w, int64_t j, int64_t n);
 // The continuous j with w(j) = value (eq. (9)).
 double invert_checksum_weight(checksum_weights w, double value, int64_t n);
 
+// A row of A's sum (in fp64), maximum and minimum, as the dispatched kernel
+// computes them (harness/simd/reductions.hpp, sum_max_min).
+struct row_stats {
+  double sum = 0, max = 0, min = 0;
+};
+
 // What a threshold policy sees when it sets a threshold.
 template <class T>
 struct check_context {
@@ -40,13 +46,15 @@ struct check_context {
   const std::vector<T>* col_ref;   // (c1 A) B_j per column
   bool fused;
   const format* checked_fmt;       // format of the checked values (out_fmt offline, fp32 fused)
+  const std::vector<row_stats>* a_rows;  // per row of A, when the policy asks for them (else null)
 };
 
 // What a policy's thresholds depend on, so incremental verification knows
 // which to recompute: row i's on row i of A, column j's on column j of B, and
-// either on the checked output.
+// either on the checked output. row_stats: the row thresholds read row_stats
+// of A, computed in the same read of A as the reference checksums.
 struct policy_dependencies {
-  bool rows_on_a = false, cols_on_b = false, on_output = false;
+  bool rows_on_a = false, cols_on_b = false, on_output = false, row_stats = false;
 };
 
 // A threshold policy: one class per detector, with
@@ -99,6 +107,7 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   struct checks {
     std::vector<T> row_ref, row_ref2, s1, s2, col_ref, col_ref2, c1;
     std::vector<double> row_T, col_T;
+    std::vector<row_stats> a_rows;
   };
   template <class T>
   struct state {

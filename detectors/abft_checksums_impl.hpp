@@ -49,7 +49,12 @@ void checksum_abft<Policy>::row_refs(const gemm_data<T>& d, checks<T>& c, int64_
   const auto& s = st<T>();
   const int64_t k = d.shape.k;
   T a = 0, b = 0;  // A_i (B r1), A_i (B r2): the dispatched kernel's fixed lane order
-  active_reduction_kernels<T>().dot2(d.A + i * k, s.br1.data(), s.br2.data(), k, &a, &b);
+  if (policy_.depends().row_stats) {  // and the policy's statistics of the row, in the same read
+    row_stats& r = c.a_rows[size_t(i)];
+    active_reduction_kernels<T>().dot2_sum_max_min(d.A + i * k, s.br1.data(), s.br2.data(), k, &a, &b, &r.sum, &r.max, &r.min);
+  } else {
+    active_reduction_kernels<T>().dot2(d.A + i * k, s.br1.data(), s.br2.data(), k, &a, &b);
+  }
   if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
     a = T(round_to(*d.out_fmt, double(a))), b = T(round_to(*d.out_fmt, double(b)));
   c.row_ref[size_t(i)] = a, c.row_ref2[size_t(i)] = b;
@@ -94,7 +99,8 @@ void checksum_abft<Policy>::col_sums(const gemm_data<T>& d, checks<T>& c, int64_
 template <class Policy>
 template <class T>
 check_context<T> checksum_abft<Policy>::context(const gemm_data<T>& d, const checks<T>& c) const {
-  return {&d, checked(d), &c.row_ref, &c.col_ref, o_.fused, o_.fused ? &fp32() : d.out_fmt};
+  return {&d, checked(d), &c.row_ref, &c.col_ref, o_.fused, o_.fused ? &fp32() : d.out_fmt,
+          policy_.depends().row_stats ? &c.a_rows : nullptr};
 }
 
 template <class Policy>
@@ -103,22 +109,25 @@ void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
   const auto [m, n, k] = d.shape;
   for (auto* v : {&c.row_ref, &c.row_ref2, &c.s1, &c.s2}) v->assign(size_t(m), T(0));
   c.row_T.assign(size_t(m), 0.0);
+  if (policy_.depends().row_stats) c.a_rows.assign(size_t(m), row_stats{});
   if (o_.check_columns) {
     for (auto* v : {&c.col_ref, &c.col_ref2, &c.c1}) v->assign(size_t(n), T(0));
     c.col_T.assign(size_t(n), 0.0);
   }
   // One sweep over the rows: row i of A (reference checksums, then the
-  // policy's row threshold) and row i of C (row sums, then its share of the
-  // column sums) are each read again while still in cache. Per row and per
+  // policy's row threshold, read again while in cache) and row i of C (row
+  // sums and its share of the column sums, in one read). Per row and per
   // column the operations and their order are those of row_refs, row_sums,
   // row_threshold and col_sums, so the bits are the same as one at a time.
   const auto ctx = context(d, c);
   const T* out = checked(d);
   T* c1 = c.c1.data();
+  const auto& kern = active_reduction_kernels<T>();
+  const T* w = st<T>().wn.data();
   for (int64_t i = 0; i < m; ++i) {
-    row_refs(d, c, i), row_sums(d, c, i);
-    if (o_.check_columns)
-      for (int64_t j = 0; j < n; ++j) c1[j] += out[i * n + j];
+    row_refs(d, c, i);
+    if (o_.check_columns) kern.sums_and_column(out + i * n, w, n, &c.s1[size_t(i)], &c.s2[size_t(i)], c1);
+    else row_sums(d, c, i);
     c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
   }
   if (o_.check_columns) {
@@ -127,18 +136,14 @@ void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
     const auto& s = st<T>();
     T* r1 = c.col_ref.data();
     T* r2 = c.col_ref2.data();
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const T a1 = s.ca1[size_t(kk)], a2 = s.ca2[size_t(kk)];
-      const T* b = d.B + kk * n;
-      for (int64_t j = 0; j < n; ++j) r1[j] = std::fma(a1, b[j], r1[j]), r2[j] = std::fma(a2, b[j], r2[j]);
-    }
+    constexpr int64_t block = 8;  // rows of B per pass over the references (the same order: rows in turn)
+    for (int64_t kk = 0; kk < k; kk += block)
+      kern.axpy2_rows(&s.ca1[size_t(kk)], &s.ca2[size_t(kk)], d.B + kk * n, n, std::min(block, k - kk), n, r1, r2);
     if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
       for (int64_t j = 0; j < n; ++j) r1[j] = T(round_to(*d.out_fmt, double(r1[j]))), r2[j] = T(round_to(*d.out_fmt, double(r2[j])));
   }
   if (o_.check_columns) {
-    if constexpr (requires { policy_.all_col_thresholds(ctx, c.col_T); }) policy_.all_col_thresholds(ctx, c.col_T);
-    else
-      for (int64_t j = 0; j < n; ++j) c.col_T[size_t(j)] = policy_.col_threshold(ctx, j);
+    for (int64_t j = 0; j < n; ++j) c.col_T[size_t(j)] = policy_.col_threshold(ctx, j);
   }
 }
 

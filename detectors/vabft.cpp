@@ -28,30 +28,54 @@ struct moments {
   double mean = 0, var = 0;
 };
 
-// Mean and variance (extrema bound or exact) of n values with stride.
-// Contiguous rows (stride 1) through the dispatched kernel's fixed lane order;
-// columns (stride > 1) sequentially, as all_col_thresholds sums them.
-template <class T>
-moments row_moments(const T* x, int64_t n, int64_t stride, bool exact) {
-  double sum = 0, mx = -INFINITY, mn = INFINITY;
-  if (stride == 1) {
-    active_reduction_kernels<T>().sum_max_min(x, n, &sum, &mx, &mn);
-  } else {
-    for (int64_t i = 0; i < n; ++i) {
-      const double v = double(x[i * stride]);
-      sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
-    }
-  }
+// Mean and extrema-bound variance (eq. (24)) from a sum, maximum and minimum.
+moments extrema_moments(double sum, double mx, double mn, int64_t n) {
   moments m;
   m.mean = sum / double(n);
-  if (!exact) {
-    m.var = std::max(0.0, (mx - m.mean) * (m.mean - mn));  // eq. (24)
-  } else {
-    double ss = 0;
-    for (int64_t i = 0; i < n; ++i) ss += (double(x[i * stride]) - m.mean) * (double(x[i * stride]) - m.mean);
-    m.var = ss / double(n);
-  }
+  m.var = std::max(0.0, (mx - m.mean) * (m.mean - mn));  // eq. (24)
   return m;
+}
+
+// Mean and variance (extrema bound or exact) of a contiguous row, summed in
+// the dispatched kernel's fixed lane order.
+template <class T>
+moments row_moments(const T* x, int64_t n, bool exact) {
+  double sum = 0, mx = -INFINITY, mn = INFINITY;
+  active_reduction_kernels<T>().sum_max_min(x, n, &sum, &mx, &mn);
+  if (!exact) return extrema_moments(sum, mx, mn, n);
+  moments m;
+  m.mean = sum / double(n);
+  double ss = 0;
+  for (int64_t i = 0; i < n; ++i) ss += (double(x[i]) - m.mean) * (double(x[i]) - m.mean);
+  m.var = ss / double(n);
+  return m;
+}
+
+// The moments of every column of a row-major k x n matrix, read row by row;
+// each column summed sequentially down the rows.
+template <class T>
+std::vector<moments> column_moments(const T* b, int64_t k, int64_t n, bool exact) {
+  std::vector<double> sum(static_cast<size_t>(n), 0.0), mx(static_cast<size_t>(n), -INFINITY), mn(static_cast<size_t>(n), INFINITY);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) {
+      const double v = double(b[kk * n + j]);
+      sum[size_t(j)] += v, mx[size_t(j)] = std::max(mx[size_t(j)], v), mn[size_t(j)] = std::min(mn[size_t(j)], v);
+    }
+  std::vector<moments> mo(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) mo[size_t(j)].mean = sum[size_t(j)] / double(k);
+  if (!exact) {
+    for (int64_t j = 0; j < n; ++j)
+      mo[size_t(j)].var = std::max(0.0, (mx[size_t(j)] - mo[size_t(j)].mean) * (mo[size_t(j)].mean - mn[size_t(j)]));
+    return mo;
+  }
+  std::vector<double> ss(static_cast<size_t>(n), 0.0);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) {
+      const double dv = double(b[kk * n + j]) - mo[size_t(j)].mean;
+      ss[size_t(j)] += dv * dv;
+    }
+  for (int64_t j = 0; j < n; ++j) mo[size_t(j)].var = ss[size_t(j)] / double(k);
+  return mo;
 }
 
 // Sums over the "B side" of Algorithm 1 that do not depend on the row m.
@@ -81,60 +105,42 @@ class vabft_policy {
  public:
   vabft_policy(bool exact, double c_sigma, double e_max, bool table) : exact_(exact), c_(c_sigma), e_max_(e_max), table_(table) {}
 
+  // Everything that reads B alone, once per weight matrix (issue 14): the
+  // sums over B's rows for the row thresholds, and each column's threshold
+  // without e_max (moments of the column of B, with the sums over A's columns).
   template <class T>
   void encode(const gemm_data<T>& d) {
     const auto [m, n, k] = d.shape;
     rows_ = {}, cols_ = {};
     for (int64_t kk = 0; kk < k; ++kk) {  // rows of B (N values each)
-      const moments b = row_moments(d.B + kk * n, n, 1, exact_);
+      const moments b = row_moments(d.B + kk * n, n, exact_);
       rows_.abs_mu += std::fabs(b.mean), rows_.mu2 += b.mean * b.mean, rows_.var += b.var;
     }
-    for (int64_t kk = 0; kk < k; ++kk) {  // columns of A (M values each): rows of A^T
-      const moments a = row_moments(d.A + kk, m, k, exact_);
+    for (const moments& a : column_moments(d.A, m, k, exact_))  // columns of A (M values each): rows of A^T
       cols_.abs_mu += std::fabs(a.mean), cols_.mu2 += a.mean * a.mean, cols_.var += a.var;
-    }
+    const std::vector<moments> mo = column_moments(d.B, k, n, exact_);
+    col_unit_.resize(size_t(n));
+    for (int64_t j = 0; j < n; ++j) col_unit_[size_t(j)] = vabft_threshold(mo[size_t(j)], cols_, double(m), 1.0, c_);
   }
 
-  policy_dependencies depends() const { return {true, true, false}; }
+  // Row thresholds read row i of A as the kernel read it; column thresholds
+  // are the encoded ones (a fault in B does not move its own threshold, as
+  // in a deployment that computes a weight's statistics when it is loaded).
+  // With the extrema bound, row i's statistics come with its reference
+  // checksums from one read of A (the engine's row_stats: the bits of
+  // row_moments); the exact variance reads the row again.
+  policy_dependencies depends() const { return {true, false, false, !exact_}; }
   template <class T>
   double row_threshold(const check_context<T>& c, int64_t i) const {
     const auto [m, n, k] = c.d->shape;
-    return vabft_threshold(row_moments(c.d->A + i * k, k, 1, exact_), rows_, double(n), emax(c), c_);
+    const moments a = c.a_rows ? extrema_moments((*c.a_rows)[size_t(i)].sum, (*c.a_rows)[size_t(i)].max,
+                                                 (*c.a_rows)[size_t(i)].min, k)
+                               : row_moments(c.d->A + i * k, k, exact_);
+    return vabft_threshold(a, rows_, double(n), emax(c), c_);
   }
   template <class T>
   double col_threshold(const check_context<T>& c, int64_t j) const {
-    const auto [m, n, k] = c.d->shape;
-    return vabft_threshold(row_moments(c.d->B + j, k, n, exact_), cols_, double(m), emax(c), c_);
-  }
-  // Every column at once, reading B row by row: the same sums, max and min (and
-  // squared deviations) in the same order per column as row_moments, so the
-  // same bits as col_threshold (tested through incremental == full verification).
-  template <class T>
-  void all_col_thresholds(const check_context<T>& c, std::vector<double>& cols) const {
-    const auto [m, n, k] = c.d->shape;
-    std::vector<double> sum(static_cast<size_t>(n), 0.0), mx(static_cast<size_t>(n), -INFINITY), mn(static_cast<size_t>(n), INFINITY);
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const T* b = c.d->B + kk * n;
-      for (int64_t j = 0; j < n; ++j) {
-        const double v = double(b[j]);
-        sum[size_t(j)] += v, mx[size_t(j)] = std::max(mx[size_t(j)], v), mn[size_t(j)] = std::min(mn[size_t(j)], v);
-      }
-    }
-    std::vector<moments> mo(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) mo[size_t(j)].mean = sum[size_t(j)] / double(k);
-    if (!exact_) {
-      for (int64_t j = 0; j < n; ++j)
-        mo[size_t(j)].var = std::max(0.0, (mx[size_t(j)] - mo[size_t(j)].mean) * (mo[size_t(j)].mean - mn[size_t(j)]));
-    } else {
-      std::vector<double> ss(static_cast<size_t>(n), 0.0);
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const T* b = c.d->B + kk * n;
-        for (int64_t j = 0; j < n; ++j)
-          ss[size_t(j)] += (double(b[j]) - mo[size_t(j)].mean) * (double(b[j]) - mo[size_t(j)].mean);
-      }
-      for (int64_t j = 0; j < n; ++j) mo[size_t(j)].var = ss[size_t(j)] / double(k);
-    }
-    for (int64_t j = 0; j < n; ++j) cols[size_t(j)] = vabft_threshold(mo[size_t(j)], cols_, double(m), emax(c), c_);
+    return emax(c) * col_unit_[size_t(j)];
   }
 
  private:
@@ -142,6 +148,7 @@ class vabft_policy {
   double c_, e_max_;
   bool table_;
   b_side rows_, cols_;
+  std::vector<double> col_unit_;  // column j's threshold for e_max = 1
 };
 
 std::vector<param_spec> vabft_params() {

@@ -3,7 +3,9 @@
 #   build/       Release (the one scripts/quick.sh runs): the unit, golden and
 #                slow tiers and test_training_campaign;
 #   build-asan/  g++ with AddressSanitizer + UBSan at -O1 (any report fails the
-#                test): the unit and cli tiers, the fuzz corpora replayed among them;
+#                test), built for the x86-64 baseline (SDCBENCH_ENABLE_NATIVE=OFF:
+#                the one-binary build, its SIMD kernels chosen at run time): the
+#                unit and cli tiers, the fuzz corpora replayed among them;
 #   build-fuzz/  clang + libFuzzer (scripts/fuzz.sh): every fuzz target for
 #                SDCBENCH_CI_FUZZ_SECONDS (default 15) on its committed corpus,
 #                with a fixed seed, so CI fuzzes the same inputs every time.
@@ -25,7 +27,7 @@ stage "Release build: unit, golden and slow tiers, and the training campaigns"
 
 stage "sanitizer build (ASan + UBSan)"
 cmake -S "$here" -B "$here/build-asan" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-  -DSDCBENCH_ENABLE_SANITIZERS=ON -DSDCBENCH_ENABLE_BENCH=OFF >/dev/null
+  -DSDCBENCH_ENABLE_SANITIZERS=ON -DSDCBENCH_ENABLE_BENCH=OFF -DSDCBENCH_ENABLE_NATIVE=OFF >/dev/null
 cmake --build "$here/build-asan" -j "$(nproc)" 2>&1 | grep -E "error|Error" || true
 # LeakSanitizer is on, except in the ranks of an mpirun job (tests/cli_runner.hpp
 # says why).

@@ -22,19 +22,21 @@ std::vector<T> random_matrix(int64_t n, uint64_t seed, const format* round_fmt =
   return v;
 }
 
+// The active level's kernel (gemm_fixed_order), or one level's (at).
 template <class T>
-void expect_bit_identical(gemm_shape s, accumulation_order o) {
+void expect_bit_identical(gemm_shape s, accumulation_order o, const simd_level* at = nullptr) {
   auto A = random_matrix<T>(s.m * s.k, 1 + s.m);
   auto B = random_matrix<T>(s.k * s.n, 2 + s.n);
   std::vector<T> C(size_t(s.m * s.n), T(-7)), R(size_t(s.m * s.n), T(-9));
-  gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
+  if (at) gemm_fixed_order_at(*at, A.data(), B.data(), C.data(), s, o);
+  else gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
   gemm_reference(A.data(), B.data(), R.data(), s, o);
   int64_t mismatches = 0;
   for (size_t i = 0; i < C.size(); ++i)
     if (std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(C[i]) !=
         std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(R[i]))
       ++mismatches;
-  EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text();
+  EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text() << (at ? simd_name(*at) : " (active level)");
 }
 
 const gemm_shape k_odd_shapes[] = {{1, 1, 1}, {7, 7, 7}, {1, 257, 7}, {7, 1, 513}, {13, 33, 17},
@@ -51,6 +53,20 @@ TEST(GemmKernels, FixedOrderEqualsReferenceFloat) {
 TEST(GemmKernels, FixedOrderEqualsReferenceDouble) {
   for (const auto& s : k_odd_shapes)
     for (const char* o : k_orders) expect_bit_identical<double>(s, parse_accumulation(o));
+}
+
+// Every SIMD level this CPU can run (scalar always; AVX2; AVX-512), whatever
+// the active one: each against the reference twin, bit for bit.
+TEST(GemmKernels, EveryLevelThisCpuRunsEqualsReference) {
+  for (const simd_level l : supported_simd_levels()) {
+    for (const auto& s : k_odd_shapes)
+      for (const char* o : k_orders) {
+        expect_bit_identical<float>(s, parse_accumulation(o), &l);
+        expect_bit_identical<double>(s, parse_accumulation(o), &l);
+      }
+    expect_bit_identical<float>({97, 1100, 300}, parse_accumulation("sequential"), &l);  // more than one NC and KC block
+    expect_bit_identical<float>({97, 1100, 300}, parse_accumulation("kblock(32)"), &l);
+  }
 }
 
 TEST(GemmKernels, LargeOddShape513) {

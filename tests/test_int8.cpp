@@ -63,10 +63,12 @@ TEST(Int8Gemm, VectorRowSumEqualsReference) {
   for (int64_t n : {0, 1, 7, 8, 31, 32, 33, 64, 100, 513, 4097, 5000})
     for (int64_t off : {0, 3}) {
       if (off + n > int64_t(c.size())) continue;
-      EXPECT_EQ(row_sum_i32(c.data() + off, n), row_sum_i32_reference(c.data() + off, n)) << n << " +" << off;
+      for (const simd_level l : supported_simd_levels())
+        EXPECT_EQ(row_sum_i32_at(l, c.data() + off, n), row_sum_i32_reference(c.data() + off, n)) << n << " +" << off << simd_name(l);
     }
   std::vector<int32_t> big(4097, INT32_MAX);  // would wrap in int32
-  EXPECT_EQ(row_sum_i32(big.data(), 4097), int64_t(4097) * INT32_MAX);
+  EXPECT_EQ(row_sum_i32(big.data(), 4097), int64_t(4097) * INT32_MAX);  // the active level
+  for (const simd_level l : supported_simd_levels()) EXPECT_EQ(row_sum_i32_at(l, big.data(), 4097), int64_t(4097) * INT32_MAX);
 }
 
 TEST(Int8Gemm, RequantizeFastEqualsReference) {
@@ -80,10 +82,14 @@ TEST(Int8Gemm, RequantizeFastEqualsReference) {
       C[0] = INT32_MAX, C[1 % C.size()] = INT32_MIN;
       std::vector<uint8_t> o1(size_t(m * n)), o2(size_t(m * n));
       std::vector<int64_t> s1(static_cast<size_t>(m)), s2(static_cast<size_t>(m));
-      requantize_u8(C.data(), ldc, m, n, mult, 5, o1.data(), s1.data());
       requantize_u8_reference(C.data(), ldc, m, n, mult, 5, o2.data(), s2.data());
-      EXPECT_EQ(o1, o2) << n << " " << mult;
-      EXPECT_EQ(s1, s2);
+      for (const simd_level l : supported_simd_levels()) {
+        requantize_u8_at(l, C.data(), ldc, m, n, mult, 5, o1.data(), s1.data());
+        EXPECT_EQ(o1, o2) << n << " " << mult << " " << simd_name(l);
+        EXPECT_EQ(s1, s2);
+      }
+      requantize_u8(C.data(), ldc, m, n, mult, 5, o1.data(), s1.data());  // the active level
+      EXPECT_EQ(o1, o2);
       for (int64_t i = 0; i < m; ++i) EXPECT_EQ(s1[size_t(i)], row_sum_i32_reference(C.data() + i * ldc, n));
     }
 }
@@ -253,10 +259,14 @@ TEST(EmbeddingBag, FastKernelEqualsReferenceBitForBit) {
           const auto t = random_table(300, dim, bits, g);
           const auto b = random_batch(300, 7, 20, weighted, g);
           std::vector<float> f(size_t(7 * dim)), r(size_t(7 * dim));
-          embedding_bag_fast(t, b, f.data(), prefetch);
           embedding_bag_reference(t, b, r.data());
-          EXPECT_EQ(std::memcmp(f.data(), r.data(), f.size() * 4), 0)
-              << "bits " << bits << " dim " << dim << " weighted " << weighted << " prefetch " << prefetch;
+          for (const simd_level l : supported_simd_levels()) {
+            embedding_bag_fast_at(l, t, b, f.data(), prefetch);
+            EXPECT_EQ(std::memcmp(f.data(), r.data(), f.size() * 4), 0)
+                << "bits " << bits << " dim " << dim << " weighted " << weighted << " prefetch " << prefetch << " " << simd_name(l);
+          }
+          embedding_bag_fast(t, b, f.data(), prefetch);  // the active level
+          EXPECT_EQ(std::memcmp(f.data(), r.data(), f.size() * 4), 0);
         }
 }
 

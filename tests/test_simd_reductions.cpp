@@ -79,21 +79,37 @@ void check_level(sdc::simd_level level) {
     }
     EXPECT_LE(std::fabs(double(s) - double(seq_s)), bound<T>(n, abs_s));
     EXPECT_LE(std::fabs(double(sw) - double(seq_sw)), bound<T>(n, abs_sw));
-    // Statistics: max and min exactly std::max / std::min's; the sum within the fp64 bound.
-    double sum = -1, mx = 0, mn = 0, seq = 0, abs_x = 0, smx = -INFINITY, smn = INFINITY;
+    // Statistics: max and min exactly std::max / std::min's; the sum is the lane-order sum of T.
+    double sum = -1, mx = 0, mn = 0, smx = -INFINITY, smn = INFINITY;
     k.sum_max_min(x.data(), n, &sum, &mx, &mn);
-    for (T v : x) seq += double(v), abs_x += std::fabs(double(v)), smx = std::max(smx, double(v)), smn = std::min(smn, double(v));
+    for (T v : x) smx = std::max(smx, double(v)), smn = std::min(smn, double(v));
     EXPECT_EQ(mx, smx);
     EXPECT_EQ(mn, smn);
-    EXPECT_LE(std::fabs(sum - seq), bound<double>(n, abs_x));  // with 8 lanes: looser than T's 16 for fp32
-    // The fp64 sum runs in the lanes of T (16 for fp32).
-    constexpr int L = reduction_lanes<T>;
-    std::vector<double> lanes(L, 0.0);
-    for (int64_t j = 0; j < n; ++j) lanes[size_t(j % L)] += double(x[size_t(j)]);
-    for (int h = L / 2; h >= 1; h /= 2)
-      for (int l = 0; l < h; ++l) lanes[size_t(l)] += lanes[size_t(l + h)];
-    const double lane_sum = lanes[0];
-    EXPECT_TRUE(same(sum, lane_sum));
+    EXPECT_TRUE(same(sum, double(s)));
+    // The same, fused with dot2 over the same row: the bits of the two kernels.
+    T f1 = -1, f2 = -1;
+    double fsum = -1, fmx = 0, fmn = 0;
+    k.dot2_sum_max_min(x.data(), w.data(), y.data(), n, &f1, &f2, &fsum, &fmx, &fmn);
+    EXPECT_TRUE(same(f1, d1) && same(f2, d2) && same(fsum, sum) && fmx == mx && fmn == mn);
+    // A row of C read once: its sums as sum_and_weighted's, and col[j] += x[j]
+    // (the bits of a sequential column sum).
+    std::vector<T> col = data<T>(n, 5), col_ref = col;
+    T cs = -1, csw = -1;
+    k.sums_and_column(x.data(), w.data(), n, &cs, &csw, col.data());
+    for (int64_t j = 0; j < n; ++j) col_ref[size_t(j)] += x[size_t(j)];
+    EXPECT_TRUE(same(cs, s) && same(csw, sw));
+    EXPECT_EQ(col, col_ref);
+    // Column references over rows of a matrix, in row order: the scalar loops' bits.
+    const int64_t rows = 5, ld = n + 3;
+    const auto m = data<T>(rows * ld, 6), a1 = data<T>(rows, 7), a2 = data<T>(rows, 8);
+    std::vector<T> y1 = data<T>(n, 9), y2 = data<T>(n, 10), r1 = y1, r2 = y2;
+    k.axpy2_rows(a1.data(), a2.data(), m.data(), ld, rows, n, y1.data(), y2.data());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        r1[size_t(j)] = std::fma(a1[size_t(r)], m[size_t(r * ld + j)], r1[size_t(j)]),
+        r2[size_t(j)] = std::fma(a2[size_t(r)], m[size_t(r * ld + j)], r2[size_t(j)]);
+    EXPECT_EQ(y1, r1);
+    EXPECT_EQ(y2, r2);
   }
 }
 

@@ -158,12 +158,18 @@ TEST(LogNorms, FastEqualsReferenceBitForBit) {
   x[17] = 3.0e38f;  // an exponent flip's size: its square needs fp64
   std::vector<uint16_t> b(x.size());
   for (size_t i = 0; i < x.size(); ++i) b[i] = uint16_t(std::bit_cast<uint32_t>(x[i]) >> 16);
-  for (int64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 100, 257, 1000, 4999})
+  // Every SIMD level this CPU runs (the dispatched one and the others), as
+  // well as the dispatched entry point.
+  for (int64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 100, 257, 513, 1000, 4999})
     for (int64_t off : {0, 1, 3}) {
-      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_fast(x.data() + off, n)),
-                std::bit_cast<uint64_t>(sum_squares_reference(x.data() + off, n))) << n << " +" << off;
-      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_bf16_fast(b.data() + off, n)),
-                std::bit_cast<uint64_t>(sum_squares_bf16_reference(b.data() + off, n))) << n << " +" << off;
+      const uint64_t want = std::bit_cast<uint64_t>(sum_squares_reference(x.data() + off, n));
+      const uint64_t want16 = std::bit_cast<uint64_t>(sum_squares_bf16_reference(b.data() + off, n));
+      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_fast(x.data() + off, n)), want) << n << " +" << off;
+      EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_bf16_fast(b.data() + off, n)), want16) << n << " +" << off;
+      for (const simd_level l : supported_simd_levels()) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_at(l, x.data() + off, n)), want) << simd_name(l) << " " << n;
+        EXPECT_EQ(std::bit_cast<uint64_t>(sum_squares_bf16_at(l, b.data() + off, n)), want16) << simd_name(l) << " " << n;
+      }
     }
   EXPECT_TRUE(std::isfinite(log_norm_fast(x.data(), 100)));
   EXPECT_NEAR(log_norm_fast(x.data(), 100), std::log(3.0e38), 1e-6);

@@ -10,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/random/distributions.hpp"
 #include "harness/results/result_set.hpp"
+#include "harness/simd/reductions.hpp"
 #include "workloads/gemm/gemm_kernels.hpp"
 #include "injectors/tensor_view.hpp"
 
@@ -19,7 +20,9 @@ namespace {
 using json = nlohmann::json;
 
 // Max over rows of |rowsum(C_i) - A_i (B 1)| / |A_i (B 1)|, sums as the checksum
-// engine computes them (sequential, accumulator precision, FMA for the reference).
+// engine computes them: B 1 sequentially (its encoding), A_i (B 1) and the row
+// sum of C_i in the fixed lane order of the dispatched kernels
+// (harness/simd/reductions.hpp), in accumulator precision, FMA for the reference.
 // Rows whose checksum overflowed the checked format are counted in *overflows
 // and left out of the maximum (fp16 checksums of large positive products do).
 template <class T>
@@ -31,15 +34,17 @@ double max_relative_row_error(const format& dtype, int64_t n, accumulation_order
   for (auto& x : B) x = round_into<T>(dtype, d.sample(g));
   gemm_run(A.data(), B.data(), acc.data(), {n, n, n}, order);
   const bool rounds = !fused && dtype.bits < int(8 * sizeof(T));
-  std::vector<T> r(static_cast<size_t>(n), T(0));
+  std::vector<T> r(static_cast<size_t>(n), T(0)), row(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k)
     for (int64_t j = 0; j < n; ++j) r[size_t(k)] += B[size_t(k * n + j)];
+  const auto& kern = active_reduction_kernels<T>();
   double worst = 0;
   for (int64_t i = 0; i < n; ++i) {
-    T ref = 0, s = 0;
-    for (int64_t k = 0; k < n; ++k) ref = std::fma(A[size_t(i * n + k)], r[size_t(k)], ref);
+    T ref = 0, unused = 0;
+    kern.dot2(&A[size_t(i * n)], r.data(), r.data(), n, &ref, &unused);
     if (rounds) ref = round_into<T>(dtype, double(ref));  // the checksum column is an output of the encoded GEMM
-    for (int64_t j = 0; j < n; ++j) s += rounds ? round_into<T>(dtype, double(acc[size_t(i * n + j)])) : acc[size_t(i * n + j)];
+    for (int64_t j = 0; j < n; ++j) row[size_t(j)] = rounds ? round_into<T>(dtype, double(acc[size_t(i * n + j)])) : acc[size_t(i * n + j)];
+    const T s = kern.sum(row.data(), n);
     if (!std::isfinite(double(s)) || !std::isfinite(double(ref))) {
       ++*overflows;
       continue;

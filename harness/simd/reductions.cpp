@@ -1,32 +1,17 @@
 #include "harness/simd/reductions.hpp"
 
-#include <stdexcept>
-#include <string>
 
 namespace sdc {
 
-// Defined by reductions_{scalar,avx2,avx512}.cpp.
-#define SDC_DECLARE_LEVEL(ns)                             \
-  namespace ns {                                          \
-  extern const reduction_kernels<float> kernels_f32;       \
-  extern const reduction_kernels<double> kernels_f64;      \
-  }
-SDC_DECLARE_LEVEL(simd_scalar)
-SDC_DECLARE_LEVEL(simd_avx2)
-SDC_DECLARE_LEVEL(simd_avx512)
-#undef SDC_DECLARE_LEVEL
+SDC_DECLARE_LEVEL_TABLES(reduction_kernels<float>, kernels_f32)
+SDC_DECLARE_LEVEL_TABLES(reduction_kernels<double>, kernels_f64)
 
 template <class T>
 const reduction_kernels<T>& reduction_kernels_for(simd_level l) {
-  if (!simd_supported(l)) throw std::logic_error(std::string("checksum kernels: this CPU lacks ") + simd_name(l));
-  constexpr bool f = std::is_same_v<T, float>;
-  switch (l) {
-    case simd_level::avx512: if constexpr (f) return simd_avx512::kernels_f32; else return simd_avx512::kernels_f64;
-    case simd_level::avx2: if constexpr (f) return simd_avx2::kernels_f32; else return simd_avx2::kernels_f64;
-    case simd_level::scalar: break;
-  }
-  if constexpr (f) return simd_scalar::kernels_f32;
-  else return simd_scalar::kernels_f64;
+  if constexpr (std::is_same_v<T, float>)
+    return table_for_level(l, "checksum kernels", simd_scalar::kernels_f32, simd_avx2::kernels_f32, simd_avx512::kernels_f32);
+  else
+    return table_for_level(l, "checksum kernels", simd_scalar::kernels_f64, simd_avx2::kernels_f64, simd_avx512::kernels_f64);
 }
 
 template <class T>

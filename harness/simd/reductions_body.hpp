@@ -16,95 +16,205 @@ namespace {
 inline float fma_of(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 inline double fma_of(double a, double b, double c) { return __builtin_fma(a, b, c); }
 
-template <class T, int L>
-inline T fold(T* a) {
-  for (int h = L / 2; h >= 1; h /= 2)
+// One register of the level (SDC_VECTOR_BYTES) as a GCC vector type, and
+// the L lanes of the fixed order as R = L / W such registers: lane l is
+// element l % W of register l / W. Every operation is elementwise, so the
+// order is that of the plain lane loop; the registers are separate
+// accumulators, so the sums run R chains side by side.
+template <class T>
+struct reg_of {
+  typedef T type __attribute__((vector_size(SDC_VECTOR_BYTES)));
+};
+template <class T>
+using reg = typename reg_of<T>::type;
+template <class T>
+constexpr int W = int(SDC_VECTOR_BYTES / sizeof(T));
+template <class T>
+constexpr int R = reduction_lanes<T> / W<T>;
+
+template <class T>
+inline reg<T> load(const T* p) {
+  reg<T> v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+inline void store(T* p, reg<T> v) { __builtin_memcpy(p, &v, sizeof v); }
+template <class T>
+inline reg<T> fmav(reg<T> a, reg<T> b, reg<T> c) {
+#pragma GCC unroll 16
+  for (int l = 0; l < W<T>; ++l) c[l] = fma_of(a[l], b[l], c[l]);
+  return c;
+}
+template <class T>
+inline reg<T> splat(T x) {
+  reg<T> v;
+#pragma GCC unroll 16
+  for (int l = 0; l < W<T>; ++l) v[l] = x;
+  return v;
+}
+
+// The lanes of R registers folded by halves (lane l takes lane l + L/2, then
+// L/4, ... 1): while the halves span whole registers, as register adds
+// (the same elementwise additions), then within register 0.
+template <class T>
+inline T fold(reg<T>* regs) {
+  for (int h = R<T> / 2; h >= 1; h /= 2)
+    for (int r = 0; r < h; ++r) regs[r] += regs[r + h];
+  T a[W<T>];
+  for (int l = 0; l < W<T>; ++l) a[l] = regs[0][l];
+  for (int h = W<T> / 2; h >= 1; h /= 2)
     for (int l = 0; l < h; ++l) a[l] += a[l + h];
   return a[0];
 }
 
 template <class T>
-T sum(const T* x, int64_t n) {
+T sum(const T* __restrict x, int64_t n) {
   constexpr int L = reduction_lanes<T>;
-  T a[L] = {};
+  reg<T> a[R<T>] = {};
   int64_t j = 0;
-  for (; j + L <= n; j += L)
-    for (int l = 0; l < L; ++l) a[l] += x[j + l];
-  for (int l = 0; l < int(n - j); ++l) a[l] += x[j + l];
-  return fold<T, L>(a);
+  for (; j + L <= n; j += L) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R<T>; ++r) a[r] += load(x + j + r * W<T>);
+  }
+  for (int l = 0; l < int(n - j); ++l) a[l / W<T>][l % W<T>] += x[j + l];
+  return fold<T>(a);
 }
 
 template <class T>
-void sum_and_weighted(const T* x, const T* w, int64_t n, T* s, T* sw) {
+void sum_and_weighted(const T* __restrict x, const T* __restrict w, int64_t n, T* s, T* sw) {
   constexpr int L = reduction_lanes<T>;
-  T a[L] = {}, b[L] = {};
+  reg<T> a[R<T>] = {}, b[R<T>] = {};
   int64_t j = 0;
-  for (; j + L <= n; j += L)
-    for (int l = 0; l < L; ++l) a[l] += x[j + l], b[l] = fma_of(w[j + l], x[j + l], b[l]);
-  for (int l = 0; l < int(n - j); ++l) a[l] += x[j + l], b[l] = fma_of(w[j + l], x[j + l], b[l]);
-  *s = fold<T, L>(a), *sw = fold<T, L>(b);
+  for (; j + L <= n; j += L) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R<T>; ++r) {
+      const reg<T> v = load(x + j + r * W<T>);
+      a[r] += v, b[r] = fmav<T>(load(w + j + r * W<T>), v, b[r]);
+    }
+  }
+  for (int l = 0; l < int(n - j); ++l) {
+    T& bl = b[l / W<T>][l % W<T>];
+    a[l / W<T>][l % W<T>] += x[j + l], bl = fma_of(w[j + l], x[j + l], bl);
+  }
+  *s = fold<T>(a), *sw = fold<T>(b);
 }
 
 template <class T>
-void dot2(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2) {
+void dot2(const T* __restrict x, const T* __restrict y1, const T* __restrict y2, int64_t n, T* d1, T* d2) {
   constexpr int L = reduction_lanes<T>;
-  T a[L] = {}, b[L] = {};
+  reg<T> a[R<T>] = {}, b[R<T>] = {};
   int64_t j = 0;
-  for (; j + L <= n; j += L)
-    for (int l = 0; l < L; ++l) a[l] = fma_of(x[j + l], y1[j + l], a[l]), b[l] = fma_of(x[j + l], y2[j + l], b[l]);
-  for (int l = 0; l < int(n - j); ++l) a[l] = fma_of(x[j + l], y1[j + l], a[l]), b[l] = fma_of(x[j + l], y2[j + l], b[l]);
-  *d1 = fold<T, L>(a), *d2 = fold<T, L>(b);
+  for (; j + L <= n; j += L) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R<T>; ++r) {
+      const reg<T> v = load(x + j + r * W<T>);
+      a[r] = fmav<T>(v, load(y1 + j + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2 + j + r * W<T>), b[r]);
+    }
+  }
+  for (int l = 0; l < int(n - j); ++l) {
+    T& al = a[l / W<T>][l % W<T>];
+    T& bl = b[l / W<T>][l % W<T>];
+    al = fma_of(x[j + l], y1[j + l], al), bl = fma_of(x[j + l], y2[j + l], bl);
+  }
+  *d1 = fold<T>(a), *d2 = fold<T>(b);
 }
 
-// L lanes of T and of fp64 as GCC vector types (one AVX-512 register of T).
-template <class T>
-struct vectors;
-template <>
-struct vectors<float> {
-  typedef float lanes __attribute__((vector_size(64)));
-  typedef double fp64_lanes __attribute__((vector_size(128)));
-};
-template <>
-struct vectors<double> {
-  typedef double lanes __attribute__((vector_size(64)));
-  typedef double fp64_lanes __attribute__((vector_size(64)));
-};
-
-template <class T>
-void sum_max_min(const T* x, int64_t n, double* sum, double* max, double* min) {
-  constexpr int L = reduction_lanes<T>;  // the sum in fp64 lanes, the extrema in T (exact either way)
-  // GCC vector types: the compiler does not vectorize the extrema of a plain
-  // lane loop, and a vector select is elementwise, so the order is unchanged.
-  using tvec = typename vectors<T>::lanes;
-  using dvec = typename vectors<T>::fp64_lanes;
-  dvec s = {};
-  tvec hi, lo;
-  for (int l = 0; l < L; ++l) hi[l] = T(-__builtin_inf()), lo[l] = T(__builtin_inf());
+// sum_max_min, and with Dot the two dot products of dot2, in one pass.
+template <bool Dot, class T>
+void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restrict y2, int64_t n, T* d1, T* d2,
+                double* sum, double* max, double* min) {
+  constexpr int L = reduction_lanes<T>;
+  reg<T> s[R<T>] = {}, hi[R<T>], lo[R<T>], a[R<T>] = {}, b[R<T>] = {};
+  for (int r = 0; r < R<T>; ++r) hi[r] = splat<T>(T(-__builtin_inf())), lo[r] = splat<T>(T(__builtin_inf()));
   int64_t j = 0;
   // (m < v ? v : m) is std::max(m, v): a NaN v is never taken.
   for (; j + L <= n; j += L) {
-    tvec v;
-    __builtin_memcpy(&v, x + j, sizeof v);
-    s += __builtin_convertvector(v, dvec);
-    hi = hi < v ? v : hi;
-    lo = v < lo ? v : lo;
+#pragma GCC unroll 16
+    for (int r = 0; r < R<T>; ++r) {
+      const reg<T> v = load(x + j + r * W<T>);
+      s[r] += v;
+      hi[r] = hi[r] < v ? v : hi[r];
+      lo[r] = v < lo[r] ? v : lo[r];
+      if constexpr (Dot) a[r] = fmav<T>(v, load(y1 + j + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2 + j + r * W<T>), b[r]);
+    }
   }
   for (int l = 0; l < int(n - j); ++l) {
     const T v = x[j + l];
-    s[l] += double(v), hi[l] = hi[l] < v ? v : hi[l], lo[l] = v < lo[l] ? v : lo[l];
+    T& h = hi[l / W<T>][l % W<T>];
+    T& o = lo[l / W<T>][l % W<T>];
+    s[l / W<T>][l % W<T>] += v, h = h < v ? v : h, o = v < o ? v : o;
+    if constexpr (Dot) {
+      T& al = a[l / W<T>][l % W<T>];
+      T& bl = b[l / W<T>][l % W<T>];
+      al = fma_of(v, y1[j + l], al), bl = fma_of(v, y2[j + l], bl);
+    }
   }
-  double lanes[L];
-  T h = hi[0], o = lo[0];
-  for (int l = 0; l < L; ++l) lanes[l] = s[l];
-  for (int l = 1; l < L; ++l) h = h < hi[l] ? hi[l] : h, o = lo[l] < o ? lo[l] : o;
-  *sum = fold<double, L>(lanes), *max = double(h), *min = double(o);
+  // The extrema over the lanes: exact, so in any order (registers first).
+  for (int r = 1; r < R<T>; ++r) hi[0] = hi[0] < hi[r] ? hi[r] : hi[0], lo[0] = lo[r] < lo[0] ? lo[r] : lo[0];
+  T h = hi[0][0], o = lo[0][0];
+  for (int l = 1; l < W<T>; ++l) h = h < hi[0][l] ? hi[0][l] : h, o = lo[0][l] < o ? lo[0][l] : o;
+  *sum = double(fold<T>(s)), *max = double(h), *min = double(o);
+  if constexpr (Dot) *d1 = fold<T>(a), *d2 = fold<T>(b);
+}
+
+template <class T>
+void sum_max_min(const T* x, int64_t n, double* sum, double* max, double* min) {
+  stats_body<false, T>(x, nullptr, nullptr, n, nullptr, nullptr, sum, max, min);
+}
+
+template <class T>
+void dot2_sum_max_min(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2, double* sum, double* max,
+                      double* min) {
+  stats_body<true, T>(x, y1, y2, n, d1, d2, sum, max, min);
+}
+
+template <class T>
+void sums_and_column(const T* __restrict x, const T* __restrict w, int64_t n, T* s, T* sw, T* __restrict col) {
+  constexpr int L = reduction_lanes<T>;
+  reg<T> a[R<T>] = {}, b[R<T>] = {};
+  int64_t j = 0;
+  for (; j + L <= n; j += L) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R<T>; ++r) {
+      const int64_t o = j + r * W<T>;
+      const reg<T> v = load(x + o);
+      a[r] += v, b[r] = fmav<T>(load(w + o), v, b[r]);
+      store(col + o, load(col + o) + v);
+    }
+  }
+  for (int l = 0; l < int(n - j); ++l) {
+    T& bl = b[l / W<T>][l % W<T>];
+    a[l / W<T>][l % W<T>] += x[j + l], bl = fma_of(w[j + l], x[j + l], bl), col[j + l] += x[j + l];
+  }
+  *s = fold<T>(a), *sw = fold<T>(b);
+}
+
+template <class T>
+void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restrict x, int64_t ld, int64_t rows, int64_t n,
+                T* __restrict y1, T* __restrict y2) {
+  int64_t j = 0;
+  for (; j + W<T> <= n; j += W<T>) {
+    reg<T> s1 = load(y1 + j), s2 = load(y2 + j);
+    for (int64_t r = 0; r < rows; ++r) {
+      const reg<T> v = load(x + r * ld + j);
+      s1 = fmav<T>(splat<T>(a1[r]), v, s1), s2 = fmav<T>(splat<T>(a2[r]), v, s2);
+    }
+    store(y1 + j, s1), store(y2 + j, s2);
+  }
+  for (; j < n; ++j)
+    for (int64_t r = 0; r < rows; ++r) y1[j] = fma_of(a1[r], x[r * ld + j], y1[j]), y2[j] = fma_of(a2[r], x[r * ld + j], y2[j]);
 }
 
 }  // namespace
 
 extern const reduction_kernels<float> kernels_f32;
 extern const reduction_kernels<double> kernels_f64;
-const reduction_kernels<float> kernels_f32 = {&sum<float>, &sum_and_weighted<float>, &dot2<float>, &sum_max_min<float>};
-const reduction_kernels<double> kernels_f64 = {&sum<double>, &sum_and_weighted<double>, &dot2<double>, &sum_max_min<double>};
+const reduction_kernels<float> kernels_f32 = {&sum<float>,         &sum_and_weighted<float>, &dot2<float>,
+                                             &sum_max_min<float>, &dot2_sum_max_min<float>, &sums_and_column<float>,
+                                             &axpy2_rows<float>};
+const reduction_kernels<double> kernels_f64 = {&sum<double>,         &sum_and_weighted<double>, &dot2<double>,
+                                               &sum_max_min<double>, &dot2_sum_max_min<double>, &sums_and_column<double>,
+                                               &axpy2_rows<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

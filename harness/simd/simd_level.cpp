@@ -1,6 +1,7 @@
 #include "harness/simd/simd_level.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "harness/errors.hpp"
 
@@ -19,9 +20,15 @@ bool simd_supported(simd_level l) {
   switch (l) {
     case simd_level::scalar: return true;
     case simd_level::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case simd_level::avx512: return __builtin_cpu_supports("avx512f");
+    case simd_level::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }
   return false;
+}
+
+void throw_unsupported_level(const char* family, simd_level l) {
+  throw std::logic_error(std::string(family) + ": this CPU lacks " + simd_name(l));
 }
 
 std::vector<simd_level> supported_simd_levels() {

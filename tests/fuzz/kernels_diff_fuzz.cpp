@@ -1,10 +1,11 @@
 // Differential fuzz target (as simdjson does across its implementations):
 // random shapes and values, raw bits included (NaN, Inf, subnormals), through
-// each fast kernel and its reference twin. The documented bound of every pair
-// here is "equal bit for bit" (a NaN equals any NaN): the GEMM per
-// accumulation order and its row/column recompute, the int8 GEMM, the int64
-// row sums and requantization, the EmbeddingBag, the log-norm sums, and
-// 001's checks verified incrementally against a full verification.
+// each fast kernel, at every SIMD level the CPU runs, and its reference twin.
+// The documented bound of every pair here is "equal bit for bit" (a NaN
+// equals any NaN): the GEMM per accumulation order and its row/column
+// recompute, the int8 GEMM, the int64 row sums and requantization, the
+// EmbeddingBag, the log-norm sums, and 001's checks verified incrementally
+// against a full verification.
 #include <bit>
 #include <tuple>
 #include <cmath>
@@ -48,8 +49,12 @@ void gemm_twins(byte_source& in) {
   std::vector<T> A(size_t(s.m * s.k)), B(size_t(s.k * s.n)), C(size_t(s.m * s.n)), R(C.size()), P(C.size());
   for (auto& x : A) x = in.raw<T>();
   for (auto& x : B) x = in.raw<T>();
-  sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
   sdc::gemm_reference(A.data(), B.data(), R.data(), s, o);
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) {  // every dispatched path this CPU runs
+    sdc::gemm_fixed_order_at(l, A.data(), B.data(), C.data(), s, o);
+    for (size_t e = 0; e < C.size(); ++e) check(same(C[e], R[e]));
+  }
+  sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
   for (size_t e = 0; e < C.size(); ++e) check(same(C[e], R[e]));
   const int64_t i = in.range(0, s.m - 1), j = in.range(0, s.n - 1);
   sdc::gemm_row_fixed_order(A.data(), B.data(), P.data(), s, o, i);
@@ -69,14 +74,17 @@ void int8_twins(byte_source& in) {
   sdc::gemm_u8s8s32_reference(m, n, k, A.data(), k, B.data(), n, R.data(), n);
   check(C == R);
   for (auto& x : C) x = in.raw<int32_t>();  // any int32s: the sums are int64 and may not wrap
-  check(sdc::row_sum_i32(C.data(), int64_t(C.size())) == sdc::row_sum_i32_reference(C.data(), int64_t(C.size())));
+  const int64_t want = sdc::row_sum_i32_reference(C.data(), int64_t(C.size()));
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) check(sdc::row_sum_i32_at(l, C.data(), int64_t(C.size())) == want);
   const float mult = std::ldexp(float(in.range(1, 1 << 20)), int(in.range(-40, 0)));
   const int32_t zp = int32_t(in.range(-300, 300));
   std::vector<uint8_t> q(C.size()), qr(C.size());
   std::vector<int64_t> rs(static_cast<size_t>(m)), rsr(static_cast<size_t>(m));
-  sdc::requantize_u8(C.data(), n, m, n, mult, zp, q.data(), rs.data());
   sdc::requantize_u8_reference(C.data(), n, m, n, mult, zp, qr.data(), rsr.data());
-  check(q == qr && rs == rsr);
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) {
+    sdc::requantize_u8_at(l, C.data(), n, m, n, mult, zp, q.data(), rs.data());
+    check(q == qr && rs == rsr);
+  }
 }
 
 void embedding_bag_twins(byte_source& in) {
@@ -93,9 +101,12 @@ void embedding_bag_twins(byte_source& in) {
   if (in.range(0, 1))
     for (size_t e = 0; e < b.indices.size(); ++e) b.weights.push_back(in.raw<float>());
   std::vector<float> f(size_t(bags * t.dim)), r(f.size());
-  sdc::embedding_bag_fast(t, b, f.data(), int(in.range(0, 16)));
+  const int prefetch = int(in.range(0, 16));
   sdc::embedding_bag_reference(t, b, r.data());
-  for (size_t e = 0; e < f.size(); ++e) check(same(f[e], r[e]));
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) {
+    sdc::embedding_bag_fast_at(l, t, b, f.data(), prefetch);
+    for (size_t e = 0; e < f.size(); ++e) check(same(f[e], r[e]));
+  }
 }
 
 void log_norm_twins(byte_source& in) {
@@ -104,9 +115,11 @@ void log_norm_twins(byte_source& in) {
   std::vector<uint16_t> h(static_cast<size_t>(n));
   for (auto& v : x) v = in.raw<float>();
   for (auto& v : h) v = in.raw<uint16_t>();
-  check(same(sdc::sum_squares_fast(x.data(), n), sdc::sum_squares_reference(x.data(), n)));
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) {
+    check(same(sdc::sum_squares_at(l, x.data(), n), sdc::sum_squares_reference(x.data(), n)));
+    check(same(sdc::sum_squares_bf16_at(l, h.data(), n), sdc::sum_squares_bf16_reference(h.data(), n)));
+  }
   check(same(sdc::log_norm_fast(x.data(), n), sdc::log_norm_reference(x.data(), n)));
-  check(same(sdc::sum_squares_bf16_fast(h.data(), n), sdc::sum_squares_bf16_reference(h.data(), n)));
 }
 
 // 001's checks: the clean pair's checks patched where the data changed

@@ -2,7 +2,7 @@
 // (float for fp32/bf16/fp16 inputs, double for fp64).
 //
 // gemm_fixed_order: our cache-blocked, register-tiled kernel (GotoBLAS loop
-//   nest, AVX-512/AVX2 micro-kernel) whose per-element accumulation order is
+//   nest, AVX-512/AVX2/scalar micro-kernel chosen at run time) whose per-element accumulation order is
 //   fixed and selectable, so a fault's effect can be recomputed bit-identically
 //   and other hardware's rounding modelled on this CPU:
 //     sequential      acc = fma(a_k, b_k, acc) for k = 0..K-1 (CPU FMA loop)
@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "harness/simd/simd_level.hpp"
 
 namespace sdc {
 
@@ -36,6 +38,10 @@ accumulation_order parse_accumulation(std::string_view text);
 
 void gemm_fixed_order(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
 void gemm_fixed_order(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
+// The same with the kernels of one SIMD level, which the CPU must support
+// (gemm_fixed_order uses the active level: harness/simd/simd_level.hpp).
+void gemm_fixed_order_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
+void gemm_fixed_order_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
 void gemm_reference(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
 void gemm_reference(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
 void gemm_openblas(const float* A, const float* B, float* C, gemm_shape s);

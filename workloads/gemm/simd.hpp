@@ -1,14 +1,19 @@
-// The few vector operations the fixed-order GEMM needs, for the widest ISA the
-// build targets (AVX-512F, else AVX2+FMA, else scalar std::fma). Every multiply-
-// add is an explicit fused operation, matching std::fma in the reference twin.
+// The few vector operations the fixed-order GEMM needs, for the instruction
+// set the including file is compiled for (AVX-512F, else AVX2+FMA, else
+// scalar fma): included only by gemm_fixed_order_body.hpp, once per SIMD
+// level, inside that level's namespace SDC_KERNEL_NS, so the versions never
+// meet at link time. Every multiply-add is an explicit fused operation,
+// matching std::fma in the reference twin.
 #pragma once
-#include <cmath>
+#ifndef SDC_KERNEL_NS
+#error "define SDC_KERNEL_NS before including simd.hpp"
+#endif
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
-namespace sdc::simd {
+namespace sdc::SDC_KERNEL_NS::simd {
 
 template <class T>
 struct ops;
@@ -60,6 +65,8 @@ struct ops<double> {
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
 };
 #else
+inline float fma_of(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline double fma_of(double a, double b, double c) { return __builtin_fma(a, b, c); }
 template <class T>
 struct ops {
   using reg = T;
@@ -68,9 +75,9 @@ struct ops {
   static void store(T* p, reg v) { *p = v; }
   static reg set1(T x) { return x; }
   static reg zero() { return T(0); }
-  static reg fma(reg a, reg b, reg c) { return std::fma(a, b, c); }
+  static reg fma(reg a, reg b, reg c) { return fma_of(a, b, c); }
   static reg add(reg a, reg b) { return a + b; }
 };
 #endif
 
-}  // namespace sdc::simd
+}  // namespace sdc::SDC_KERNEL_NS::simd

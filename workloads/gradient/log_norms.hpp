@@ -9,18 +9,23 @@
 // (l_{16+k} + l_{24+k}) for k < 8, and the a_k added as
 // ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)) -- four AVX-512
 // accumulators and their reduction.
-// log_norm_fast: AVX-512 (widening float -> double on the fly), log_norm_reference:
-// the same order one element at a time.
+// log_norm_fast: the SIMD level chosen at run time (harness/simd/simd_level.hpp;
+// AVX-512 widens float -> double on the fly, the other levels run the order as
+// a loop compiled for them), log_norm_reference: the same order one element
+// at a time; the _at versions run one given level.
 // Equal bit for bit (a test).
 #pragma once
 #include <cstdint>
 #include <string>
+
+#include "harness/simd/simd_level.hpp"
 
 namespace sdc {
 
 // Sum of squares of x[0..n) (floats), in the order above.
 double sum_squares_fast(const float* x, int64_t n);
 double sum_squares_reference(const float* x, int64_t n);
+double sum_squares_at(simd_level l, const float* x, int64_t n);
 
 // Natural log of the Euclidean norm: 0.5 * log(sum of squares); -inf for a zero vector.
 double log_norm_fast(const float* x, int64_t n);
@@ -30,6 +35,7 @@ double log_norm_reference(const float* x, int64_t n);
 // widened to fp32 on the fly. Used by the bandwidth benchmark.
 double sum_squares_bf16_fast(const uint16_t* x, int64_t n);
 double sum_squares_bf16_reference(const uint16_t* x, int64_t n);
+double sum_squares_bf16_at(simd_level l, const uint16_t* x, int64_t n);
 
 // How gradient tensors are cut into vectors (000 leaves it open): per_tensor,
 // per_row (the last dimension is a row), or block(N) (consecutive N elements,

@@ -16,13 +16,19 @@
 //     R_b[j] = sum_i w_i (alpha_i q_ij + beta_i)
 //   computed in fp32 in index order as  acc_j = fma(w_i alpha_i, q_ij, acc_j + w_i beta_i)
 //   (w_i = 1 without weights, so w_i alpha_i and w_i beta_i are exact).
-//   embedding_bag_fast: AVX-512/AVX2 dequantize-and-add with prefetch of the
+//   embedding_bag_fast: vectorized dequantize-and-add with prefetch of the
 //     rows `prefetch` indices ahead (0: none).
+// The vectorized kernels (row_sum_i32, requantize_u8, embedding_bag_fast) run
+// the SIMD level chosen at run time (harness/simd/simd_level.hpp: AVX-512
+// intrinsics, else plain loops compiled for AVX2 or the x86-64 baseline);
+// the _at versions run one given level (the tests run each level the CPU has).
 //   embedding_bag_reference: the same arithmetic, one element at a time; equal bit for bit.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "harness/simd/simd_level.hpp"
 
 namespace sdc {
 
@@ -33,6 +39,7 @@ void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, i
 // sum_j c[j] in int64 (no int32 wrap): the row sums the int8 ABFT checks.
 // row_sum_i32: AVX-512 (16 lanes widened to int64); row_sum_i32_reference: the plain loop. Equal (integers).
 int64_t row_sum_i32(const int32_t* c, int64_t n);
+int64_t row_sum_i32_at(simd_level l, const int32_t* c, int64_t n);
 int64_t row_sum_i32_reference(const int32_t* c, int64_t n);
 
 // Requantization of C_temp (004 Figure 1), symmetric (zero points of A and B
@@ -43,6 +50,8 @@ int64_t row_sum_i32_reference(const int32_t* c, int64_t n);
 // is the plain loop; equal bit for bit.
 void requantize_u8(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
                    uint8_t* out, int64_t* row_sums);
+void requantize_u8_at(simd_level l, const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier,
+                      int32_t zero_point, uint8_t* out, int64_t* row_sums);
 void requantize_u8_reference(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
                              uint8_t* out, int64_t* row_sums);
 
@@ -97,6 +106,7 @@ struct bag_batch {
 // out: bags x dim fp32.
 void embedding_bag_reference(const quantized_table& t, const bag_batch& b, float* out);
 void embedding_bag_fast(const quantized_table& t, const bag_batch& b, float* out, int prefetch = 16);
+void embedding_bag_fast_at(simd_level l, const quantized_table& t, const bag_batch& b, float* out, int prefetch);
 
 // C_T[i] = sum_j q_ij.
 int32_t code_sum(const quantized_table& t, int64_t i);
