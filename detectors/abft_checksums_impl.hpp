@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "harness/simd/column_cascade.hpp"
 #include "harness/simd/reductions.hpp"
 
 namespace sdc {
@@ -18,25 +19,21 @@ void checksum_abft<Policy>::encode_t(const gemm_data<T>& d) {
   s.wn.resize(size_t(n)), s.wm.resize(size_t(m));
   for (int64_t j = 0; j < n; ++j) s.wn[size_t(j)] = T(checksum_weight(o_.weights, j, n));
   for (int64_t i = 0; i < m; ++i) s.wm[size_t(i)] = T(checksum_weight(o_.weights, i, m));
+  // B r1, B r2 along B's rows in the lane order; c1 A, c2 A down A's
+  // columns in the column cascade (harness/simd/column_cascade.hpp).
   s.br1.assign(size_t(k), T(0)), s.br2.assign(size_t(k), T(0));
-  for (int64_t kk = 0; kk < k; ++kk) {
-    T a = 0, b = 0;
-    const T* row = d.B + kk * n;
-    for (int64_t j = 0; j < n; ++j) {
-      a += row[j];
-      b = std::fma(s.wn[size_t(j)], row[j], b);
-    }
-    s.br1[size_t(kk)] = a, s.br2[size_t(kk)] = b;
-  }
+  const auto& kern = active_reduction_kernels<T>();
+  for (int64_t kk = 0; kk < k; ++kk) kern.sum_and_weighted(d.B + kk * n, s.wn.data(), n, &s.br1[size_t(kk)], &s.br2[size_t(kk)]);
   if (o_.check_columns) {
     s.ca1.assign(size_t(k), T(0)), s.ca2.assign(size_t(k), T(0));
+    column_cascade<T> ca1(k, s.ca1.data()), ca2(k, s.ca2.data());
     for (int64_t i = 0; i < m; ++i) {
       const T w = s.wm[size_t(i)];
       const T* row = d.A + i * k;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        s.ca1[size_t(kk)] += row[kk];
-        s.ca2[size_t(kk)] = std::fma(w, row[kk], s.ca2[size_t(kk)]);
-      }
+      T* b1 = ca1.block();
+      T* b2 = ca2.block();
+      for (int64_t kk = 0; kk < k; ++kk) b1[kk] += row[kk], b2[kk] = std::fma(w, row[kk], b2[kk]);
+      ca1.row_done(i, m), ca2.row_done(i, m);
     }
   }
   policy_.encode(d);
@@ -76,11 +73,9 @@ template <class T>
 void checksum_abft<Policy>::col_refs(const gemm_data<T>& d, checks<T>& c, int64_t j) {
   const auto& s = st<T>();
   const auto [m, n, k] = d.shape;
-  T a = 0, b = 0;
-  for (int64_t kk = 0; kk < k; ++kk) {
-    a = std::fma(s.ca1[size_t(kk)], d.B[kk * n + j], a);
-    b = std::fma(s.ca2[size_t(kk)], d.B[kk * n + j], b);
-  }
+  const T* bj = d.B + j;
+  T a = cascade_one<T>(k, [&](int64_t kk, T p) { return std::fma(s.ca1[size_t(kk)], bj[kk * n], p); });
+  T b = cascade_one<T>(k, [&](int64_t kk, T p) { return std::fma(s.ca2[size_t(kk)], bj[kk * n], p); });
   if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
     a = T(round_to(*d.out_fmt, double(a))), b = T(round_to(*d.out_fmt, double(b)));
   c.col_ref[size_t(j)] = a, c.col_ref2[size_t(j)] = b;
@@ -90,10 +85,8 @@ template <class Policy>
 template <class T>
 void checksum_abft<Policy>::col_sums(const gemm_data<T>& d, checks<T>& c, int64_t j) {
   const auto [m, n, k] = d.shape;
-  T s = 0;
-  const T* out = checked(d);
-  for (int64_t i = 0; i < m; ++i) s += out[i * n + j];
-  c.c1[size_t(j)] = s;
+  const T* out = checked(d) + j;
+  c.c1[size_t(j)] = cascade_one<T>(m, [&](int64_t i, T p) { return p + out[i * n]; });
 }
 
 template <class Policy>
@@ -121,24 +114,36 @@ void checksum_abft<Policy>::compute_all(const gemm_data<T>& d, checks<T>& c) {
   // row_threshold and col_sums, so the bits are the same as one at a time.
   const auto ctx = context(d, c);
   const T* out = checked(d);
-  T* c1 = c.c1.data();
   const auto& kern = active_reduction_kernels<T>();
   const T* w = st<T>().wn.data();
-  for (int64_t i = 0; i < m; ++i) {
-    row_refs(d, c, i);
-    if (o_.check_columns) kern.sums_and_column(out + i * n, w, n, &c.s1[size_t(i)], &c.s2[size_t(i)], c1);
-    else row_sums(d, c, i);
-    c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+  if (o_.check_columns) {
+    column_cascade<T> col(n, c.c1.data());  // the column sums in col_sums's cascade
+    for (int64_t i = 0; i < m; ++i) {
+      row_refs(d, c, i);
+      kern.sums_and_column(out + i * n, w, n, &c.s1[size_t(i)], &c.s2[size_t(i)], col.block());
+      col.row_done(i, m);
+      c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+    }
+  } else {
+    for (int64_t i = 0; i < m; ++i) {
+      row_refs(d, c, i);
+      row_sums(d, c, i);
+      c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+    }
   }
   if (o_.check_columns) {
-    // The column references in one row-major sweep over B: each column's sum
-    // runs over k in the order of col_refs, with memory read contiguously.
+    // The column references in one row-major sweep over B, a block of rows
+    // at a time: each column's sum in col_refs's cascade, memory read
+    // contiguously.
     const auto& s = st<T>();
     T* r1 = c.col_ref.data();
     T* r2 = c.col_ref2.data();
-    constexpr int64_t block = 8;  // rows of B per pass over the references (the same order: rows in turn)
-    for (int64_t kk = 0; kk < k; kk += block)
-      kern.axpy2_rows(&s.ca1[size_t(kk)], &s.ca2[size_t(kk)], d.B + kk * n, n, std::min(block, k - kk), n, r1, r2);
+    column_cascade<T> ref1(n, r1), ref2(n, r2);
+    for (int64_t kk = 0; kk < k; kk += k_block_rows) {
+      const int64_t rows = std::min(k_block_rows, k - kk);
+      kern.axpy2_rows(&s.ca1[size_t(kk)], &s.ca2[size_t(kk)], d.B + kk * n, n, rows, n, ref1.block(), ref2.block());
+      ref1.row_done(kk + rows - 1, k), ref2.row_done(kk + rows - 1, k);
+    }
     if (!o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T)))
       for (int64_t j = 0; j < n; ++j) r1[j] = T(round_to(*d.out_fmt, double(r1[j]))), r2[j] = T(round_to(*d.out_fmt, double(r2[j])));
   }

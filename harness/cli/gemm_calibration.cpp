@@ -20,8 +20,8 @@ namespace {
 using json = nlohmann::json;
 
 // Max over rows of |rowsum(C_i) - A_i (B 1)| / |A_i (B 1)|, sums as the checksum
-// engine computes them: B 1 sequentially (its encoding), A_i (B 1) and the row
-// sum of C_i in the fixed lane order of the dispatched kernels
+// engine computes them: B 1 (its encoding), A_i (B 1) and the row sum of C_i,
+// each along a row in the fixed lane order of the dispatched kernels
 // (harness/simd/reductions.hpp), in accumulator precision, FMA for the reference.
 // Rows whose checksum overflowed the checked format are counted in *overflows
 // and left out of the maximum (fp16 checksums of large positive products do).
@@ -35,9 +35,8 @@ double max_relative_row_error(const format& dtype, int64_t n, accumulation_order
   gemm_run(A.data(), B.data(), acc.data(), {n, n, n}, order);
   const bool rounds = !fused && dtype.bits < int(8 * sizeof(T));
   std::vector<T> r(static_cast<size_t>(n), T(0)), row(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k)
-    for (int64_t j = 0; j < n; ++j) r[size_t(k)] += B[size_t(k * n + j)];
   const auto& kern = active_reduction_kernels<T>();
+  for (int64_t k = 0; k < n; ++k) r[size_t(k)] = kern.sum(&B[size_t(k * n)], n);
   double worst = 0;
   for (int64_t i = 0; i < n; ++i) {
     T ref = 0, unused = 0;
