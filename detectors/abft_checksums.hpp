@@ -47,6 +47,7 @@ struct check_context {
   bool fused;
   const format* checked_fmt;       // format of the checked values (out_fmt offline, fp32 fused)
   const std::vector<row_stats>* a_rows;  // per row of A, when the policy asks for them (else null)
+  bool ref_rounded;                // the reference checksums were rounded to checked_fmt (checksum_rounding: output)
 };
 
 // What a policy's thresholds depend on, so incremental verification knows

@@ -92,8 +92,9 @@ void checksum_abft<Policy>::col_sums(const gemm_data<T>& d, checks<T>& c, int64_
 template <class Policy>
 template <class T>
 check_context<T> checksum_abft<Policy>::context(const gemm_data<T>& d, const checks<T>& c) const {
+  const bool ref_rounded = !o_.fused && o_.round_reference_to_output && d.out_fmt->bits < int(8 * sizeof(T));
   return {&d, checked(d), &c.row_ref, &c.col_ref, o_.fused, o_.fused ? &fp32() : d.out_fmt,
-          policy_.depends().row_stats ? &c.a_rows : nullptr};
+          policy_.depends().row_stats ? &c.a_rows : nullptr, ref_rounded};
 }
 
 template <class Policy>

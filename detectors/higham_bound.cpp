@@ -3,8 +3,11 @@
 // The row check compares fl(sum_j C_ij) with fl(A_i fl(B r1)); both paths are
 // sums of the same K*N products with at most K+N roundings each, so
 //   |D1_i| <= 2 gamma_{K+N} sum_k |A_ik| sum_j |B_kj| + u_out (1 + gamma_N) sum_j |C_ij|
+//             [+ u_out (1 + gamma_{K+N}) sum_k |A_ik| sum_j |B_kj|]
 // where u is the accumulator's unit roundoff and u_out that of the checked
-// values when they were rounded to a narrower output (offline bf16/fp16).
+// values when they were rounded to a narrower output (offline bf16/fp16);
+// the bracketed term when the reference checksum itself was rounded to that
+// output (checksum_rounding: output), which bounds |A_i (B r1)| u_out.
 // Columns: the same with M in place of N.
 #include <cmath>
 
@@ -35,7 +38,8 @@ class higham_policy {
     double ab = 0, ac = 0;
     for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->A[i * k + kk])) * abs_b_[size_t(kk)];
     for (int64_t j = 0; j < n; ++j) ac += std::fabs(double(c.out[i * n + j]));
-    return 2 * gamma_n(double(k + n), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(n), u<T>())) * ac;
+    return 2 * gamma_n(double(k + n), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(n), u<T>())) * ac +
+           ref_term(c, k + n, ab);
   }
   template <class T>
   double col_threshold(const check_context<T>& c, int64_t j) const {
@@ -43,7 +47,8 @@ class higham_policy {
     double ab = 0, ac = 0;
     for (int64_t kk = 0; kk < k; ++kk) ab += std::fabs(double(c.d->B[kk * n + j])) * abs_a_[size_t(kk)];
     for (int64_t i = 0; i < m; ++i) ac += std::fabs(double(c.out[i * n + j]));
-    return 2 * gamma_n(double(k + m), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(m), u<T>())) * ac;
+    return 2 * gamma_n(double(k + m), u<T>()) * ab + u_out<T>(c) * (1 + gamma_n(double(m), u<T>())) * ac +
+           ref_term(c, k + m, ab);
   }
 
  private:
@@ -53,6 +58,11 @@ class higham_policy {
   template <class T>
   static double u_out(const check_context<T>& c) {
     return c.checked_fmt->bits < int(8 * sizeof(T)) ? c.checked_fmt->unit_roundoff() : 0.0;
+  }
+  // The reference checksum's own rounding to the output, when it was rounded.
+  template <class T>
+  static double ref_term(const check_context<T>& c, int64_t len, double ab) {
+    return c.ref_rounded ? c.checked_fmt->unit_roundoff() * (1 + gamma_n(double(len), u<T>())) * ab : 0.0;
   }
   std::vector<double> abs_b_, abs_a_;
 };
