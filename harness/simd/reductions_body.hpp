@@ -3,12 +3,17 @@
 // instruction-set flags (CMakeLists.txt) and inside its own namespace
 // SDC_KERNEL_NS, so no inline function is shared between them (the linker
 // could otherwise keep an AVX-512 copy for the scalar path). Plain loops over
-// the lanes, which the compiler turns into the level's vector instructions;
-// only builtins, no library templates, for the same reason.
+// the lanes, which the compiler turns into the level's vector instructions,
+// except the fused multiply-add and the broadcast: GCC 12 leaves a lane
+// loop of __builtin_fma as one scalar FMA per lane (12x slower) and a lane
+// loop of one value as a masked broadcast per lane, so those call the
+// level's intrinsics. Only builtins and intrinsics, no library templates,
+// for the same reason.
 #ifndef SDC_KERNEL_NS
 #error "define SDC_KERNEL_NS before including reductions_body.hpp"
 #endif
 #include "harness/simd/reductions.hpp"
+#include <immintrin.h>
 
 namespace sdc::SDC_KERNEL_NS {
 namespace {
@@ -40,18 +45,34 @@ inline reg<T> load(const T* p) {
 }
 template <class T>
 inline void store(T* p, reg<T> v) { __builtin_memcpy(p, &v, sizeof v); }
+// a * b + c per lane, rounded once (FMA): the same bits as fma_of per lane.
 template <class T>
 inline reg<T> fmav(reg<T> a, reg<T> b, reg<T> c) {
+#if SDC_VECTOR_BYTES == 64
+  if constexpr (sizeof(T) == 4) return (reg<T>)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+  else return (reg<T>)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif SDC_VECTOR_BYTES == 32
+  if constexpr (sizeof(T) == 4) return (reg<T>)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+  else return (reg<T>)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
 #pragma GCC unroll 16
   for (int l = 0; l < W<T>; ++l) c[l] = fma_of(a[l], b[l], c[l]);
   return c;
+#endif
 }
+// x in every lane.
 template <class T>
 inline reg<T> splat(T x) {
-  reg<T> v;
-#pragma GCC unroll 16
-  for (int l = 0; l < W<T>; ++l) v[l] = x;
-  return v;
+#if SDC_VECTOR_BYTES == 64
+  if constexpr (sizeof(T) == 4) return (reg<T>)_mm512_set1_ps(x);
+  else return (reg<T>)_mm512_set1_pd(x);
+#elif SDC_VECTOR_BYTES == 32
+  if constexpr (sizeof(T) == 4) return (reg<T>)_mm256_set1_ps(x);
+  else return (reg<T>)_mm256_set1_pd(x);
+#else
+  if constexpr (sizeof(T) == 4) return (reg<T>)_mm_set1_ps(x);
+  else return (reg<T>)_mm_set1_pd(x);
+#endif
 }
 
 // The lanes of R registers folded by halves (lane l takes lane l + L/2, then
