@@ -2,7 +2,7 @@
 """The mpmath twin of sdcbench's MPFR ground truth (exact_row_check_errors):
 for C = A B (m x k times k x n, binary64, row-major raw little-endian files),
 each row's |fp64 sum of C_i - exact(A_i (B 1))|, the row summed in the fixed
-lane order of harness/simd/reductions.hpp (8 lanes, folded by halves; Python
+lane order of harness/simd/reductions.hpp (32 fp64 lanes, folded by halves; Python
 floats are binary64, so the bits are the same), with mpmath at 100
 decimal digits as 001 used it. Prints the seconds of the computation (the best
 of `repeats` runs, files already read) and then one error per row, for
@@ -14,6 +14,8 @@ import time
 from array import array
 
 from mpmath import fsum, mp, mpf
+
+LANES = 32  # reduction_lanes<double>: 256 bytes of lanes
 
 
 def load(path, count):
@@ -30,10 +32,10 @@ def row_check_errors(A, B, C, m, k, n):
     out = []
     for i in range(m):
         exact = fsum(mpf(A[i * k + kk]) * r[kk] for kk in range(k))
-        lanes = [0.0] * 8
+        lanes = [0.0] * LANES
         for j in range(n):
-            lanes[j % 8] += C[i * n + j]
-        h = 4
+            lanes[j % LANES] += C[i * n + j]
+        h = LANES // 2
         while h >= 1:
             for l in range(h):
                 lanes[l] += lanes[l + h]
