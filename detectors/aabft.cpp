@@ -66,9 +66,10 @@ class aabft_policy {
     for (int64_t kk = 0; kk < k; ++kk) {
       for (int64_t j = 0; j < n; ++j) rowsum_b_[size_t(kk)] += double(d.B[kk * n + j]);
       rowsum_b_[size_t(kk)] = std::fabs(rowsum_b_[size_t(kk)]);
-      for (int64_t i = 0; i < m; ++i) colsum_a_[size_t(kk)] += double(d.A[i * k + kk]);
-      colsum_a_[size_t(kk)] = std::fabs(colsum_a_[size_t(kk)]);
     }
+    for (int64_t i = 0; i < m; ++i)  // A row by row: each column summed down the rows, in order
+      for (int64_t kk = 0; kk < k; ++kk) colsum_a_[size_t(kk)] += double(d.A[i * k + kk]);
+    for (auto& c : colsum_a_) c = std::fabs(c);
     for (int64_t i = 0; i < m * k; ++i) max_a_ = std::max(max_a_, std::fabs(double(d.A[i])));
     for (int64_t i = 0; i < k * n; ++i) max_b_ = std::max(max_b_, std::fabs(double(d.B[i])));
     max_rb_ = *std::max_element(rowsum_b_.begin(), rowsum_b_.end());

@@ -15,7 +15,7 @@ void gemm_detector::encode(const step_view& v, size_t) {
 template <class T>
 verdict gemm_detector::observe_t(const gemm_step<T>& s) {
   gemm_data<T> d = s.checked;
-  if (s.exact_row_errors && needs_exact_row_errors()) d.exact_row_errors = s.exact_row_errors();
+  if (needs_exact_row_errors()) d.exact_row_errors = s.exact_row_errors;
   if (!s.incremental) return verify(d);
   if (baseline_id_ != data_id_) baseline(s.clean), baseline_id_ = data_id_;  // the clean pair's checks, patched per fault
   return verify_change(d, s.change);

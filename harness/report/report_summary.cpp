@@ -98,8 +98,8 @@ std::string summary_html(const json& r) {
   }
   return h +
          "</table>\n<p class=\"note\">Counts pooled over the detector's cells. \"Campaign time / kernel time\" is what the "
-         "run spent in the detector's plain reference implementation against the workload's kernels, not the detector's "
-         "cost in deployment (bench/ measures that).</p>\n";
+         "run spent in the detector as the campaign runs it (encoding included, on the campaign's copies) against the "
+         "workload's kernels, not the detector's cost in deployment (bench/ measures that).</p>\n";
 }
 
 }  // namespace sdc

@@ -65,8 +65,9 @@ std::string brief_table(const json& r) {
                                 r["suite"]["scale"].get<std::string>(), r["suite"]["workload"].get<std::string>(),
                                 r["suite"]["description"].get<std::string>());
   return out + t.render() +
-         "counts pooled over each detector's cells; * detector seconds / workload kernel seconds in this run (plain "
-         "reference implementations), not the cost beside an optimized kernel: bench/ measures that\n";
+         "counts pooled over each detector's cells; * detector seconds (encoding and checks, encoding every trial as "
+         "the campaign does) / workload kernel seconds in this run, not the cost beside an optimized kernel: bench/ "
+         "measures that\n";
 }
 
 }  // namespace sdc

@@ -299,8 +299,9 @@ std::string show_table(const json& r) {
     t.rows.push_back(row);
   }
   out += t.render();
-  out += "* seconds in the detector's plain reference implementation over seconds in the workload's kernels in this run: "
-         "what the campaign cost, not the detector's cost beside an optimized kernel (bench/ measures that)\n";
+  out += "* seconds in the detector as the campaign runs it (encoding included, on the campaign's copies) over seconds in "
+         "the workload's kernels in this run: what the campaign cost, not the detector's cost beside an optimized kernel "
+         "(bench/ measures that)\n";
   if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
   if (r.contains("recordings") && !r["recordings"].empty())
     out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size()) +

@@ -3,7 +3,6 @@
 // fault changed.
 #pragma once
 #include <cstdint>
-#include <functional>
 
 #include "harness/formats/format.hpp"
 #include "workloads/episode.hpp"
@@ -23,7 +22,7 @@ struct gemm_data {
   const T* C = nullptr;  // m x n, as stored (rounded to out_fmt)
   const T* acc = nullptr;  // m x n accumulator before output rounding (== C when none)
   // For clean trials when a detector asks for it (needs_exact_row_errors):
-  // per row i, |sum_j C_ij (sequential, accumulator precision) - exact(A_i B 1)|
+  // per row i, |sum_j C_ij (the check's lane order, accumulator precision) - exact(A_i B 1)|
   // with the exact value from MPFR: the actual verification difference that
   // threshold tightness is measured against.
   const double* exact_row_errors = nullptr;
@@ -47,8 +46,9 @@ struct gemm_step final : step_view {
   gemm_data<T> checked;
   bool incremental = false;  // verify_change against the pair's baseline
   gemm_change change;
-  // Clean episodes: the exact row-check errors (MPFR), computed on first use.
-  std::function<const double*()> exact_row_errors;
+  // Clean episodes when a detector asks: the exact row-check errors (MPFR),
+  // computed when the step's views are made, outside the detectors' timed calls.
+  const double* exact_row_errors = nullptr;
 };
 
 }  // namespace sdc
