@@ -114,9 +114,9 @@ void sum_and_weighted(const T* __restrict x, const T* __restrict w, int64_t n, T
       a[r] += v, b[r] = fmav<T>(load(w + j + r * W<T>), v, b[r]);
     }
   }
-  for (int l = 0; l < int(n - j); ++l) {
-    T& bl = b[l / W<T>][l % W<T>];
-    a[l / W<T>][l % W<T>] += x[j + l], bl = fma_of(w[j + l], x[j + l], bl);
+  for (int l = 0; l < int(n - j); ++l) {  // element by element: clang binds no reference to a vector element
+    const int q = l / W<T>, p = l % W<T>;
+    a[q][p] += x[j + l], b[q][p] = fma_of(w[j + l], x[j + l], b[q][p]);
   }
   *s = fold<T>(a), *sw = fold<T>(b);
 }
@@ -134,9 +134,8 @@ void dot2(const T* __restrict x, const T* __restrict y1, const T* __restrict y2,
     }
   }
   for (int l = 0; l < int(n - j); ++l) {
-    T& al = a[l / W<T>][l % W<T>];
-    T& bl = b[l / W<T>][l % W<T>];
-    al = fma_of(x[j + l], y1[j + l], al), bl = fma_of(x[j + l], y2[j + l], bl);
+    const int q = l / W<T>, p = l % W<T>;
+    a[q][p] = fma_of(x[j + l], y1[j + l], a[q][p]), b[q][p] = fma_of(x[j + l], y2[j + l], b[q][p]);
   }
   *d1 = fold<T>(a), *d2 = fold<T>(b);
 }
@@ -162,14 +161,11 @@ void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restri
   }
   for (int l = 0; l < int(n - j); ++l) {
     const T v = x[j + l];
-    T& h = hi[l / W<T>][l % W<T>];
-    T& o = lo[l / W<T>][l % W<T>];
-    s[l / W<T>][l % W<T>] += v, h = h < v ? v : h, o = v < o ? v : o;
-    if constexpr (Dot) {
-      T& al = a[l / W<T>][l % W<T>];
-      T& bl = b[l / W<T>][l % W<T>];
-      al = fma_of(v, y1[j + l], al), bl = fma_of(v, y2[j + l], bl);
-    }
+    const int q = l / W<T>, p = l % W<T>;
+    s[q][p] += v;
+    if (hi[q][p] < v) hi[q][p] = v;
+    if (v < lo[q][p]) lo[q][p] = v;
+    if constexpr (Dot) a[q][p] = fma_of(v, y1[j + l], a[q][p]), b[q][p] = fma_of(v, y2[j + l], b[q][p]);
   }
   // The extrema over the lanes: exact, so in any order (registers first).
   for (int r = 1; r < R<T>; ++r) hi[0] = hi[0] < hi[r] ? hi[r] : hi[0], lo[0] = lo[r] < lo[0] ? lo[r] : lo[0];
@@ -205,8 +201,8 @@ void sums_and_column(const T* __restrict x, const T* __restrict w, int64_t n, T*
     }
   }
   for (int l = 0; l < int(n - j); ++l) {
-    T& bl = b[l / W<T>][l % W<T>];
-    a[l / W<T>][l % W<T>] += x[j + l], bl = fma_of(w[j + l], x[j + l], bl), col[j + l] += x[j + l];
+    const int q = l / W<T>, p = l % W<T>;
+    a[q][p] += x[j + l], b[q][p] = fma_of(w[j + l], x[j + l], b[q][p]), col[j + l] += x[j + l];
   }
   *s = fold<T>(a), *sw = fold<T>(b);
 }
