@@ -72,7 +72,7 @@ template <class Policy>
 template <class T>
 void checksum_abft<Policy>::col_refs(const gemm_data<T>& d, checks<T>& c, int64_t j) {
   const auto& s = st<T>();
-  const auto [m, n, k] = d.shape;
+  const int64_t n = d.shape.n, k = d.shape.k;  // named variables: the lambdas capture them (clang 14)
   const T* bj = d.B + j;
   T a = cascade_one<T>(k, [&](int64_t kk, T p) { return std::fma(s.ca1[size_t(kk)], bj[kk * n], p); });
   T b = cascade_one<T>(k, [&](int64_t kk, T p) { return std::fma(s.ca2[size_t(kk)], bj[kk * n], p); });
@@ -84,7 +84,7 @@ void checksum_abft<Policy>::col_refs(const gemm_data<T>& d, checks<T>& c, int64_
 template <class Policy>
 template <class T>
 void checksum_abft<Policy>::col_sums(const gemm_data<T>& d, checks<T>& c, int64_t j) {
-  const auto [m, n, k] = d.shape;
+  const int64_t m = d.shape.m, n = d.shape.n;  // named variables: the lambda captures them (clang 14)
   const T* out = checked(d) + j;
   c.c1[size_t(j)] = cascade_one<T>(m, [&](int64_t i, T p) { return p + out[i * n]; });
 }
