@@ -1,11 +1,13 @@
-// Speed of the ground truth: sdcbench's MPFR row-check errors
-// (harness/ground_truth, the exact A_i (B 1) per row against the fp64 row sum
-// of C, as the tightness suites use it) against the same computation in
+// Speed of the ground truth: sdcbench's row-check errors (harness/ground_truth,
+// the exact A_i (B 1) per row against the fp64 row sum of C, as the tightness
+// suites use it; summed in the exact accumulator, rounded by MPFR) and their
+// MPFR twin (every term an mpfr_t, mpfr_sum) against the same computation in
 // mpmath at 100 decimal digits, which 001 used (Debian's python3-mpmath, run by
-// bench/mpmath_row_check.py on the same matrices, timed inside python). The
-// two must agree (relative difference of every row's error below 1e-12), and
-// the ratio mpmath / MPFR is printed, measured in this run. Goal (issue 14):
-// >= 50x. fp64, U(-1, 1), square shapes, one thread.
+// bench/mpmath_row_check.py on the same matrices, timed inside python). All
+// three must agree (relative difference of every row's error below 1e-12;
+// ours and the twin bit for bit), and the ratios mpmath / ours and mpmath /
+// twin are printed, measured in this run. Goal (issue 14): >= 50x. fp64,
+// U(-1, 1), square shapes, one thread.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -32,11 +34,11 @@ const int64_t k_sizes[] = {64, 128, 256};
 
 struct problem {
   int64_t n;
-  std::vector<double> A, B, C, err;
+  std::vector<double> A, B, C, err, twin_err;
   explicit problem(int64_t size) : n(size) {
     rng g = make_stream(1, uint64_t(size), 0, trial_kind::clean, stream_purpose::data);
     boost::random::uniform_real_distribution<double> u(-1, 1);
-    A.resize(size_t(n * n)), B.resize(size_t(n * n)), C.resize(size_t(n * n)), err.resize(size_t(n));
+    A.resize(size_t(n * n)), B.resize(size_t(n * n)), C.resize(size_t(n * n)), err.resize(size_t(n)), twin_err.resize(size_t(n));
     for (auto& x : A) x = u(g);
     for (auto& x : B) x = u(g);
     gemm_openblas(A.data(), B.data(), C.data(), {n, n, n});
@@ -85,25 +87,35 @@ int main(int argc, char** argv) {
       auto& p = cached(n);
       for (auto _ : st) exact_row_check_errors(p.A.data(), p.B.data(), p.C.data(), n, n, n, p.err.data());
     })->Unit(benchmark::kMillisecond)->MinTime(0.3);
+  for (int64_t n : k_sizes)
+    benchmark::RegisterBenchmark(fmt::format("mpfr_twin_row_check/{}", n).c_str(), [n](benchmark::State& st) {
+      auto& p = cached(n);
+      for (auto _ : st) exact_row_check_errors_mpfr(p.A.data(), p.B.data(), p.C.data(), n, n, n, p.twin_err.data());
+    })->Unit(benchmark::kMillisecond)->MinTime(0.3);
   benchmark::Initialize(&argc, argv);
   sdc::bench::ratio_reporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
-  fmt::print("\nGround truth: MPFR (256 bits, mpfr_sum) vs mpmath (100 digits, fsum) on the same fp64 matrices, one thread,\n"
-             "row-check errors |fp64 row sum of C - exact A_i (B 1)| of every row (this run; mpmath: best of 3):\n");
-  fmt::print("{:>5} {:>12} {:>12} {:>10} {:>22}\n", "n", "MPFR ms", "mpmath ms", "ratio", "max rel. difference");
+  fmt::print("\nGround truth: ours (exact accumulator, rounded to 256 bits by MPFR) and the MPFR twin (mpfr_sum) vs\n"
+             "mpmath (100 digits, fsum) on the same fp64 matrices, one thread, row-check errors\n"
+             "|fp64 row sum of C - exact A_i (B 1)| of every row (this run; mpmath: best of 3):\n");
+  fmt::print("{:>5} {:>10} {:>10} {:>11} {:>10} {:>12} {:>22}\n", "n", "ours ms", "twin ms", "mpmath ms", "ratio",
+             "twin ratio", "max rel. difference");
   int status = 0;
   for (int64_t n : k_sizes) {
     const double mpfr_s = rep.seconds(fmt::format("mpfr_row_check/{}", n));
-    if (mpfr_s <= 0) continue;
+    const double twin_s = rep.seconds(fmt::format("mpfr_twin_row_check/{}", n));
+    if (mpfr_s <= 0 || twin_s <= 0) continue;
     auto& p = cached(n);
     std::vector<double> twin;
     const double mpmath_s = run_mpmath(p, twin);
     double worst = twin.size() == p.err.size() ? 0.0 : INFINITY;
     for (size_t i = 0; i < twin.size() && i < p.err.size(); ++i)
       worst = std::max(worst, std::fabs(twin[i] - p.err[i]) / std::max(std::fabs(p.err[i]), 1e-300));
-    fmt::print("{:>5} {:>12.3f} {:>12.3f} {:>9.1f}x {:>22.3g}{}\n", n, mpfr_s * 1e3, mpmath_s * 1e3, mpmath_s / mpfr_s, worst,
-               worst < 1e-12 ? "" : "  DISAGREE");
-    if (!(worst < 1e-12)) status = 1;
+    const bool twin_equal = p.err == p.twin_err;
+    fmt::print("{:>5} {:>10.3f} {:>10.3f} {:>11.3f} {:>9.1f}x {:>11.1f}x {:>22.3g}{}{}\n", n, mpfr_s * 1e3, twin_s * 1e3,
+               mpmath_s * 1e3, mpmath_s / mpfr_s, mpmath_s / twin_s, worst, worst < 1e-12 ? "" : "  DISAGREE",
+               twin_equal ? "" : "  TWIN DIFFERS");
+    if (!(worst < 1e-12) || !twin_equal) status = 1;
   }
   benchmark::Shutdown();
   return status;

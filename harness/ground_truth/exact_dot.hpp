@@ -30,10 +30,15 @@ class mp_value {
 };
 
 // out = sum_{i<n} a[i*sa] * b[i*sb], correctly rounded to out's precision.
+// Summed exactly in an exact_accumulator (exact_accumulator.hpp) and rounded
+// once; the *_mpfr twins compute the same value with mpfr_sum, and any term
+// the accumulator cannot hold exactly is handed to them.
 void exact_dot(mpfr_ptr out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
 void exact_dot(mpfr_ptr out, const float* a, int64_t sa, const float* b, int64_t sb, int64_t n);
+void exact_dot_mpfr(mpfr_ptr out, const double* a, int64_t sa, const double* b, int64_t sb, int64_t n);
 // out = sum_{i<n} x[i*sx], correctly rounded.
 void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n);
+void exact_sum_mpfr(mpfr_ptr out, const double* x, int64_t sx, int64_t n);
 
 // For each row i of C = A B (m x k times k x n): |s_i - exact(A_i B 1)| where s_i
 // is the row sum of C in T (the accumulator precision) computed as the checksum
@@ -44,6 +49,12 @@ void exact_sum(mpfr_ptr out, const double* x, int64_t sx, int64_t n);
 void exact_row_check_errors(const float* A, const float* B, const float* C, int64_t m, int64_t k, int64_t n, double* out);
 void exact_row_check_errors(const double* A, const double* B, const double* C, int64_t m, int64_t k, int64_t n,
                             double* out);
+// The reference twin: B's row sums and every A_ik r_k as MPFR numbers, mpfr_sum
+// per row. The same values bit for bit (tests/test_ground_truth.cpp).
+void exact_row_check_errors_mpfr(const float* A, const float* B, const float* C, int64_t m, int64_t k, int64_t n,
+                                 double* out);
+void exact_row_check_errors_mpfr(const double* A, const double* B, const double* C, int64_t m, int64_t k, int64_t n,
+                                 double* out);
 
 // How much a fault mattered, judged on one output element against the exact result.
 enum class significance { masked, within_noise, small, large };
