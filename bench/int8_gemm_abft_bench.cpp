@@ -84,10 +84,10 @@ struct problem {
     for (int64_t i = 0; i < s.k; ++i) std::copy_n(Bp.data() + i * (s.n + 1), s.n + 1, Bq.data() + i * ldp);
     Bl.assign(size_t(s.k * ldp), 0), Cl.assign(size_t(s.m * ldp), 0);
     for (int64_t i = 0; i < s.k; ++i) std::copy_n(B.data() + i * s.n, s.n, Bl.data() + i * ldp);
-    gemm_u8s8s32_onednn(s.m, s.n + 1, s.k, A.data(), s.k, Bp.data(), s.n + 1, Cp.data(), s.n + 1);
+    gemm_u8s8s32(s.m, s.n + 1, s.k, A.data(), s.k, Bp.data(), s.n + 1, Cp.data(), s.n + 1);
     view = {s.m, s.n, s.k, A.data(), s.k, Bp.data(), s.n + 1, Cp.data(), s.n + 1, Cp.data() + s.n};
     if (det->verify(view).flagged) throw std::runtime_error("clean ABFT GEMM flagged");
-    gemm_u8s8s32_onednn(s.m, s.n + 1, s.k, A.data(), s.k, Bq.data(), ldp, Cq.data(), ldp);
+    gemm_u8s8s32(s.m, s.n + 1, s.k, A.data(), s.k, Bq.data(), ldp, Cq.data(), ldp);
     view_ld64 = {s.m, s.n, s.k, A.data(), s.k, Bq.data(), ldp, Cq.data(), ldp, Cq.data() + s.n};
     if (det->verify(view_ld64).flagged) throw std::runtime_error("clean ABFT GEMM (padded) flagged");
     Cu8.resize(size_t(s.m * s.n)), sums.resize(size_t(s.m));
@@ -129,46 +129,46 @@ void register_all() {
       auto& timer = timers()[name_of(s)];
       const std::vector<std::function<void()>> variants = {
           [&] {  // plain: C = A x B
-            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            gemm_u8s8s32(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
             benchmark::ClobberMemory();
           },
           [&] {  // the same again: the A/A pair of the noise band
-            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            gemm_u8s8s32(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
             benchmark::ClobberMemory();
           },
           [&] {  // plain with the protected GEMM's padded leading dimension
-            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
             benchmark::ClobberMemory();
           },
           [&] {  // abft: C' = A x [B | s] (rows padded to 64) + row check mod 127
-            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bq.data(), p.ldp, p.Cq.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bq.data(), p.ldp, p.Cq.data(), p.ldp);
             benchmark::DoNotOptimize(p.det->verify(p.view_ld64));
           },
           [&] { benchmark::DoNotOptimize(p.det->verify(p.view_ld64)); },
           [&] {  // the same GEMM with leading dimension n + 1
-            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bp.data(), p.s.n + 1, p.Cp.data(), p.s.n + 1);
+            gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bp.data(), p.s.n + 1, p.Cp.data(), p.s.n + 1);
             benchmark::ClobberMemory();
           },
           [&] {  // Figure 1 without ABFT: GEMM, then requantization to u8
-            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            gemm_u8s8s32(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
             requantize_u8(p.C.data(), p.s.n, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
             benchmark::ClobberMemory();
           },
           [&] {  // the same with the padded leading dimension
-            gemm_u8s8s32_onednn(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
             requantize_u8(p.Cl.data(), p.ldp, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
             benchmark::ClobberMemory();
           },
           [&] {  // with ABFT: GEMM with the checksum column, requantization fused with the row check
-            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bq.data(), p.ldp, p.Cq.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bq.data(), p.ldp, p.Cq.data(), p.ldp);
             benchmark::DoNotOptimize(p.fused_check());
           },
           [&] {  // plain in the protected shape: B with a zero column (Bl's padding), n + 1 columns
-            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
             benchmark::ClobberMemory();
           },
           [&] {  // the same, then requantization of the n columns
-            gemm_u8s8s32_onednn(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
+            gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
             requantize_u8(p.Cl.data(), p.ldp, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
             benchmark::ClobberMemory();
           }};
@@ -184,13 +184,13 @@ int main(int argc, char** argv) {
   register_all();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
-  fmt::print("\nint8 GEMM ABFT overhead over plain oneDNN u8s8s32 ({}), one thread; medians over iterations of\n"
+  fmt::print("\nint8 GEMM ABFT overhead over the plain int8 GEMM ({}), one thread; medians over iterations of\n"
              "per-iteration ratios, the variants timed back to back in each iteration (this run). Baseline: in each\n"
              "iteration the fastest of the plain GEMM with leading dimension n, with the protected one's padded\n"
              "leading dimension ('pad' = share of iterations it won) and in the protected shape, n + 1 columns with a\n"
              "zero column ('wide' = share it won). noise: 5th-95th percentile of\n"
              "plain / plain (the same GEMM timed twice); an overhead below it is a defect of the baseline ('!').\n",
-             onednn_isa_name());
+             int8_gemm_kernel_name());
   fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>9} {:>4} {:>4} {:>9} {:>15} {:>8} {:>9} {:>11} {:>13} {:>11} {:>12}\n", "m", "n", "k",
              "iters", "plain us", "pad", "wide", "overhead", "noise", "verify", "encode", "theory(004)", "theory(amort)", "gemm n+1 ld",
              "with requant");

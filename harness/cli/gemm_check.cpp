@@ -123,7 +123,7 @@ json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, con
   for (int64_t i = 0; i < k; ++i) std::copy_n(b.data() + i * n, n, bp.data() + i * ld);
   det->encode(b.data(), k, n, n, bp.data() + n, ld);
   std::vector<int32_t> c(size_t(m * ld));
-  gemm_u8s8s32_onednn(m, ld, k, a.data(), k, bp.data(), ld, c.data(), ld);
+  gemm_u8s8s32(m, ld, k, a.data(), k, bp.data(), ld, c.data(), ld);
   if (C) {  // the user's C_temp replaces the data columns; the checksum columns come from A x s
     const auto given_c = integers<int32_t>(*C, r.c_path, double(INT32_MIN), double(INT32_MAX), "int32");
     for (int64_t i = 0; i < m; ++i) std::copy_n(given_c.data() + i * n, n, c.data() + i * ld);
@@ -133,7 +133,7 @@ json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, con
   for (const auto& [key, x] : v.metrics) metrics[key] = x;
   json out = {{"dtype", "int8 (A u8, B s8, C int32)"},
               {"shape", {{"m", m}, {"k", k}, {"n", n}}},
-              {"c", C ? "given" : std::string("computed (oneDNN u8s8s32, ") + onednn_isa_name() + ")"},
+              {"c", C ? "given" : "computed (" + int8_gemm_kernel_name() + ")"},
               {"detector", {{"name", name}, {"params", params}}},
               {"verdict", {{"flagged", v.flagged}, {"score", v.score}}},
               {"metrics", metrics}};

@@ -114,7 +114,7 @@ class int8_runner final : public episode_runner {
   double run_step(int64_t) override {
     const auto& s = g_.shape;
     const auto t0 = clock_type::now();
-    gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp_.data(), ldb_, C_.data(), ldb_);
+    gemm_u8s8s32(s.m, ldb_, s.k, A_.data(), s.k, Bp_.data(), ldb_, C_.data(), ldb_);
     return seconds_since(t0);
   }
 
@@ -137,7 +137,7 @@ class int8_runner final : public episode_runner {
     const injection_record& rec = recs.front();
     if (g_.target == "B") {
       C2_.resize(C_.size());
-      gemm_u8s8s32_onednn(s.m, ldb_, s.k, A_.data(), s.k, Bp2_.data(), ldb_, C2_.data(), ldb_);
+      gemm_u8s8s32(s.m, ldb_, s.k, A_.data(), s.k, Bp2_.data(), ldb_, C2_.data(), ldb_);
     }
     fctx_ = {g_.target, rec.row, rec.col, rec.old_bits, spec_.model, spec_.bits};
     faulty_ = true;

@@ -40,6 +40,47 @@ void gemm_u8s8s32_onednn(int64_t m, int64_t n, int64_t k, const uint8_t* A, int6
   if (st != dnnl_success) throw std::runtime_error("dnnl_gemm_u8s8s32 failed with status " + std::to_string(int(st)));
 }
 
+bool onednn_int8_exact() {
+  switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_avx512_core_vnni:
+    case dnnl_cpu_isa_avx512_core_bf16:
+    case dnnl_cpu_isa_avx512_core_amx:
+    case dnnl_cpu_isa_avx2_vnni: return true;
+    default: return false;
+  }
+}
+
+void gemm_u8s8s32_widened_at(simd_level l, int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda,
+                             const int8_t* B, int64_t ldb, int32_t* C, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  thread_local std::vector<int16_t> pairs;  // B as int16 pairs, rows 2p and 2p + 1 interleaved
+  const int64_t kp = (k + 1) / 2;
+  pairs.assign(size_t(kp * 2 * n), 0);
+  for (int64_t p = 0; p < k; ++p) {
+    int16_t* row = pairs.data() + (p / 2) * 2 * n + (p % 2);
+    for (int64_t j = 0; j < n; ++j) row[2 * j] = B[p * ldb + j];
+  }
+  int8_kernels_for(l).gemm_u8_s16pairs(m, n, k, A, lda, pairs.data(), C, ldc);
+}
+
+void gemm_u8s8s32_widened(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                          int32_t* C, int64_t ldc) {
+  gemm_u8s8s32_widened_at(active_simd_level(), m, n, k, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_u8s8s32(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                  int32_t* C, int64_t ldc) {
+  static const bool exact = onednn_int8_exact();
+  if (exact) gemm_u8s8s32_onednn(m, n, k, A, lda, B, ldb, C, ldc);
+  else gemm_u8s8s32_widened(m, n, k, A, lda, B, ldb, C, ldc);
+}
+
+std::string int8_gemm_kernel_name() {
+  if (onednn_int8_exact()) return std::string("oneDNN u8s8s32, ") + onednn_isa_name();
+  return std::string("sdcbench widened u8s8s32, ") + simd_name(active_simd_level()) + " (oneDNN's " +
+         onednn_isa_name() + " kernel would saturate)";
+}
+
 void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B,
                             int64_t ldb, int32_t* C, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i)
@@ -92,6 +133,7 @@ const char* onednn_isa_name() {
     case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
     case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
     case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
     default: return "other";
   }
 }

@@ -3,9 +3,18 @@
 // int8 GEMM: C (int32, m x n, leading dimension ldc) = A (u8, m x k) x B (s8,
 //   k x n, leading dimension ldb), the integer product C_temp of Figure 1; the
 //   requantization that follows stays outside (section IV-B).
-//   gemm_u8s8s32_onednn:    oneDNN's dnnl_gemm_u8s8s32 (VNNI on this CPU), one thread.
-//   gemm_u8s8s32_reference: the plain triple loop, its test twin (int64 sums).
-//   Integer arithmetic is exact, so the two must agree bit for bit.
+//   gemm_u8s8s32:           the kernel the workload runs: oneDNN where it is
+//                           exact, else the widened kernel.
+//   gemm_u8s8s32_onednn:    oneDNN's dnnl_gemm_u8s8s32, one thread. Exact only
+//                           with VNNI (vpdpbusd): without it oneDNN sums pairs
+//                           of u8 x s8 products in saturating int16
+//                           (vpmaddubsw; oneDNN's "Nuances of int8
+//                           computations"), so 255 x -128 twice is -32768.
+//   gemm_u8s8s32_widened:   ours, B widened to int16 pairs and summed with
+//                           vpmaddwd into int32 (exact), run at the SIMD level
+//                           chosen at run time; slower than oneDNN's VNNI kernel.
+//   gemm_u8s8s32_reference: the plain triple loop, the test twin (int64 sums).
+//   Integer arithmetic is exact, so every exact kernel agrees bit for bit.
 //
 // EmbeddingBag (torch.nn.EmbeddingBag, mode "sum", with per_sample_weights for
 //   weighted sum): row-wise quantized table, each row d codes (u8, or u4 packed
@@ -26,12 +35,23 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/simd/simd_level.hpp"
 
 namespace sdc {
 
+void gemm_u8s8s32(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                  int32_t* C, int64_t ldc);
+// True where oneDNN's int8 ISA has VNNI, so gemm_u8s8s32_onednn is exact.
+bool onednn_int8_exact();
+// "oneDNN u8s8s32, avx512_core_vnni" or "sdcbench widened u8s8s32, avx2 (...)".
+std::string int8_gemm_kernel_name();
+void gemm_u8s8s32_widened(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
+                          int32_t* C, int64_t ldc);
+void gemm_u8s8s32_widened_at(simd_level l, int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda,
+                             const int8_t* B, int64_t ldb, int32_t* C, int64_t ldc);
 void gemm_u8s8s32_onednn(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,
                          int32_t* C, int64_t ldc);
 void gemm_u8s8s32_reference(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B,
