@@ -33,7 +33,8 @@ done
 
 # Cost the way the papers measure it: the check beside an optimized kernel in
 # the same process, one thread (the campaign's own run-time column times the
-# plain reference implementations instead). Only the tables are printed.
+# detectors as the campaign runs them: on its copies, encoding every trial).
+# Only the tables are printed.
 after() { awk -v m="$1" 'index($0, m) == 1 {p = 1} p'; }
 echo
 echo "== cost beside optimized kernels, measured now on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), one thread (bench/)"
