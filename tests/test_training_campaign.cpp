@@ -84,7 +84,11 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
   for (const auto& c : t1["cells"]) {
     if (c["detector"]["label"] != "folding_w1 per_row") continue;
     EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"];  // Table 1: zero false positives at tau = 3
-    if (c["axes"]["bit"] == "exp1") EXPECT_GE(c["faulty"]["detected"].get<int>(), 8) << c["key"];  // of 10 type-1 flips
+    // Of 10 type-1 flips: gradients, 000's Table 1 setting (100 % there, 96 % in
+    // our full preset), at least 8; weights (not a paper cell, 85 % in our full
+    // preset) at least 6: below that has probability about 1 % at 85 %.
+    if (c["axes"]["bit"] == "exp1")
+      EXPECT_GE(c["faulty"]["detected"].get<int>(), c["axes"]["site"] == "grad:all" ? 8 : 6) << c["key"];
   }
   const json c002 = read_json(dir + "/consistency_002.json");
   ASSERT_EQ(c002["recordings"].size(), 6u);  // 3 settings x 2 recorders

@@ -10,6 +10,22 @@ using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
+// The model's GEMMs as mixed-precision training runs them: bf16 operands, fp32
+// accumulation, one rounding of the output to bf16 (what the ABFT checks of
+// 001 and 003 model). torch::mm on bf16 tensors does that only where libtorch
+// 1.13 takes oneDNN's bf16 GEMM (AVX-512 CPUs); elsewhere its fallback adds
+// each product into the bf16 output (measured on an AMD EPYC with AVX2 only:
+// the checks flagged clean GEMMs), so bf16 products go through fp32 here on
+// every CPU.
+Tensor mixed_mm(const Tensor& a, const Tensor& b) {
+  if (a.scalar_type() != torch::kBFloat16) return torch::mm(a, b);
+  return torch::mm(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
+}
+Tensor mixed_matmul(const Tensor& a, const Tensor& b) {
+  if (a.scalar_type() != torch::kBFloat16) return torch::matmul(a, b);
+  return torch::matmul(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
+}
+
 // y = x w^T + b with the GEMMs of forward and backward written out, so a
 // gemm_hook sees each output (PyTorch's torch.nn.functional.linear computes the
 // same three products).
@@ -22,7 +38,7 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     // The GEMM alone, then the bias: the hook sees C = A B exactly (a checksum
     // check of C needs no bias term), as a fault "after the matmul" lands.
     const Tensor wt = w.t();
-    Tensor y = torch::mm(x, wt);
+    Tensor y = mixed_mm(x, wt);
     if (auto* h = reinterpret_cast<gemm_hook*>(hook_addr)) h->after_gemm(int(linear), gemm_pass::forward, x, wt, y);
     return b.numel() > 0 ? y + b : y;
   }
@@ -33,10 +49,10 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     const int linear = int(ctx->saved_data["linear"].toInt());
     auto* h = reinterpret_cast<gemm_hook*>(ctx->saved_data["hook"].toInt());
     const Tensor go = g[0].contiguous();
-    Tensor gx = torch::mm(go, w);
+    Tensor gx = mixed_mm(go, w);
     if (h) h->after_gemm(linear, gemm_pass::grad_input, go, w, gx);
     const Tensor got = go.t();
-    Tensor gw = torch::mm(got, x);
+    Tensor gw = mixed_mm(got, x);
     if (h) h->after_gemm(linear, gemm_pass::grad_weight, got, x, gw);
     Tensor gb = ctx->saved_data["bias"].toBool() ? go.sum(0) : Tensor();
     return {gx, gw, gb, Tensor(), Tensor()};
@@ -167,9 +183,9 @@ Tensor forward(const model_config& c, const param_set& p, const Tensor& tokens, 
     const std::string b = fmt::format("blocks.{}.", l);
     const Tensor qkv = s.linear(s.norm(x, b + "norm1"), b + "attn.qkv").view({B, T, 3, H, D}).permute({2, 0, 3, 1, 4});
     const Tensor q = qkv[0], k = qkv[1], v = qkv[2];
-    Tensor att = torch::matmul(q, k.transpose(-2, -1)).to(torch::kFloat) / std::sqrt(double(D));
+    Tensor att = mixed_matmul(q, k.transpose(-2, -1)).to(torch::kFloat) / std::sqrt(double(D));
     att = s.dropout(torch::softmax(att.masked_fill(causal, -INFINITY), -1));
-    const Tensor y = torch::matmul(s.gemm_in(att), v).transpose(1, 2).reshape({B, T, c.width});
+    const Tensor y = mixed_matmul(s.gemm_in(att), v).transpose(1, 2).reshape({B, T, c.width});
     x = x + s.dropout(s.linear(y, b + "attn.proj"));
     const Tensor h = torch::gelu(s.linear(s.norm(x, b + "norm2"), b + "mlp.fc1"));
     x = x + s.dropout(s.linear(h, b + "mlp.fc2"));

@@ -49,7 +49,7 @@ replica pretrained_start(const train_config& c, std::string* cache_path) {
   const std::string text = read_corpus(c.pretrain.corpus);
   json key = describe(c);
   key = {{"model", key["model"]}, {"pretrain", key["pretrain"]}, {"corpus_sha256", sha256_hex(text)},
-         {"init_seed", c.dp.seed}, {"format", 1}};
+         {"init_seed", c.dp.seed}, {"format", 2}};  // 2: bf16 GEMMs accumulate in fp32 on every CPU (model.cpp)
   const std::string hash = sha256_hex(key.dump()).substr(0, 16);
   const std::string folder = cache_folder(c);
   const std::string path = folder + "/pretrain-" + hash + ".pt";
