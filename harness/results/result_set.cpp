@@ -2,6 +2,7 @@
 
 #include <boost/version.hpp>
 #include <cblas.h>
+#include <dnnl.h>
 #include <mpfr.h>
 #include <unistd.h>
 
@@ -13,6 +14,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+
+#include "harness/simd/simd_level.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
 #include <map>
 #include <set>
 #include <sstream>
@@ -88,6 +92,12 @@ std::string now_iso8601() {
   return buf;
 }
 
+std::string onednn_description() {
+  const dnnl_version_t* v = dnnl_version();
+  return fmt::format("{}.{}.{}, isa {}; int8 GEMM: {}", v->major, v->minor, v->patch, onednn_isa_name(),
+                     int8_gemm_kernel_name());
+}
+
 json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started) {
   // The git state of the source tree this binary was built from, read at run time.
   const std::string src = SDCBENCH_SOURCE_DIR;
@@ -111,6 +121,11 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
             {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
                                           NLOHMANN_JSON_VERSION_PATCH)},
             {"openblas", openblas_get_config()},
+            // The kernels that ran: oneDNN's instruction set decides whether
+            // the int8 GEMM is oneDNN's (VNNI) or sdcbench's widened one, and
+            // sdcbench's SIMD level which of its kernels ran (same bits).
+            {"onednn", onednn_description()},
+            {"sdcbench_simd", simd_name(active_simd_level())},
             {"fmt", std::to_string(FMT_VERSION)},
             {"cli11", CLI11_VERSION}}}};
 }
