@@ -7,6 +7,7 @@
 #include <bit>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -44,6 +45,23 @@ void gmp_exact_dot(const std::vector<double>& a, const std::vector<double>& b, m
   *shift = emin;
 }
 
+// Whether `exact` (filling an MPFR number of a precision large enough to hold
+// sum_i a_i b_i exactly) gives the GMP long accumulator's value.
+::testing::AssertionResult equals_gmp(const std::vector<double>& a, const std::vector<double>& b,
+                                      const std::function<void(mpfr_ptr)>& exact) {
+  mpz_t z;
+  mpz_init(z);
+  long shift;
+  gmp_exact_dot(a, b, z, &shift);
+  const mpfr_prec_t bits = mpfr_prec_t(std::max<size_t>(64, mpz_sizeinbase(z, 2) + 2));
+  mp_value got(bits), from_gmp(bits);
+  exact(got.get());
+  mpfr_set_z_2exp(from_gmp.get(), z, shift, MPFR_RNDN);
+  mpz_clear(z);
+  if (mpfr_cmp(got.get(), from_gmp.get()) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << got.to_double() << " != " << from_gmp.to_double();
+}
+
 }  // namespace
 
 TEST(GroundTruth, MpfrDotEqualsGmpLongAccumulator) {
@@ -59,21 +77,15 @@ TEST(GroundTruth, MpfrDotEqualsGmpLongAccumulator) {
       b[size_t(i)] = std::ldexp(normal(g), rep % 3 ? expo(g) : 0);
     }
     if (rep % 5 == 0 && n > 1) a[1] = -a[0] * b[0] / b[1];  // near-exact cancellation
-    mpz_t z;
-    mpz_init(z);
-    long shift;
-    gmp_exact_dot(a, b, z, &shift);
-    // MPFR at a precision large enough to hold the exact value must equal it.
-    const mpfr_prec_t bits = mpfr_prec_t(std::max<size_t>(64, mpz_sizeinbase(z, 2) + 2));
-    mp_value exact(bits), from_gmp(bits);
-    exact_dot(exact.get(), a.data(), 1, b.data(), 1, n);
-    mpfr_set_z_2exp(from_gmp.get(), z, shift, MPFR_RNDN);
-    EXPECT_EQ(mpfr_cmp(exact.get(), from_gmp.get()), 0) << "rep " << rep;
-    // At the default 256 bits, both round to the same double.
-    mp_value def;
+    // MPFR at a precision large enough to hold the exact value must equal it
+    // (the fast path and its MPFR twin alike).
+    EXPECT_TRUE(equals_gmp(a, b, [&](mpfr_ptr out) { exact_dot(out, a.data(), 1, b.data(), 1, n); })) << "rep " << rep;
+    EXPECT_TRUE(equals_gmp(a, b, [&](mpfr_ptr out) { exact_dot_mpfr(out, a.data(), 1, b.data(), 1, n); })) << "rep " << rep;
+    // At the default 256 bits, it rounds to the same double as the exact value.
+    mp_value def, wide(4096);
     exact_dot(def.get(), a.data(), 1, b.data(), 1, n);
-    EXPECT_EQ(def.to_double(), from_gmp.to_double()) << "rep " << rep;
-    mpz_clear(z);
+    exact_dot(wide.get(), a.data(), 1, b.data(), 1, n);
+    EXPECT_EQ(def.to_double(), wide.to_double()) << "rep " << rep;
   }
 }
 
@@ -137,23 +149,13 @@ TEST(ExactAccumulator, EqualsGmpOverTheWholeRange) {
     exact_accumulator acc;
     for (double v : x) acc.add(v);
     ASSERT_TRUE(acc.exact());
-    std::vector<double> ones(x.size(), 1.0);
-    mpz_t z;
-    mpz_init(z);
-    long shift;
-    gmp_exact_dot(x, ones, z, &shift);
-    const mpfr_prec_t bits = mpfr_prec_t(std::max<size_t>(64, mpz_sizeinbase(z, 2) + 2));
-    mp_value exact(bits), from_gmp(bits);
-    acc.round_to(exact.get());
-    mpfr_set_z_2exp(from_gmp.get(), z, shift, MPFR_RNDN);
-    EXPECT_EQ(mpfr_cmp(exact.get(), from_gmp.get()), 0) << "rep " << rep;
+    EXPECT_TRUE(equals_gmp(x, std::vector<double>(x.size(), 1.0), [&](mpfr_ptr out) { acc.round_to(out); })) << "rep " << rep;
     for (mpfr_prec_t p : {mpfr_prec_t(24), mpfr_prec_t(53), k_ground_truth_bits}) {  // one rounding, as mpfr_sum
       mp_value fast(p), twin(p);
       exact_sum(fast.get(), x.data(), 1, n);
       exact_sum_mpfr(twin.get(), x.data(), 1, n);
       EXPECT_TRUE(same_value(fast.get(), twin.get())) << "rep " << rep << " at " << p << " bits";
     }
-    mpz_clear(z);
   }
 }
 
