@@ -41,9 +41,13 @@ void exact_accumulator::add(double x) {
 
 void exact_accumulator::add_product(double a, double b) {
   const double p = a * b;
-  if (!std::isfinite(p) || (p != 0 ? std::fabs(p) < 0x1p-969 : (a != 0 && b != 0))) {
-    exact_ = exact_ && (a == 0 || b == 0) && std::isfinite(a) && std::isfinite(b);
-    return;  // 0 * finite adds nothing; an overflow, underflow or non-finite factor is inexact
+  // A non-finite factor or an overflow leaves p non-finite; an underflow is a
+  // nonzero product below 2^-969 (its error term would be subnormal) or one
+  // rounded to zero. 0 times a finite value passes and adds two zeros.
+  const bool underflow = p != 0 ? std::fabs(p) < 0x1p-969 : (a != 0 && b != 0);
+  if (!std::isfinite(p) || underflow) {
+    exact_ = false;
+    return;
   }
   add_finite_bits(std::bit_cast<uint64_t>(p));
   add_finite_bits(std::bit_cast<uint64_t>(std::fma(a, b, -p)));

@@ -14,9 +14,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-
-#include "harness/simd/simd_level.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
 #include <map>
 #include <set>
 #include <sstream>
@@ -27,6 +24,8 @@
 
 #include "harness/errors.hpp"
 #include "harness/scoring/proportions.hpp"
+#include "harness/simd/simd_level.hpp"
+#include "workloads/quantized/int8_kernels.hpp"
 
 namespace sdc {
 namespace {
@@ -94,8 +93,7 @@ std::string now_iso8601() {
 
 std::string onednn_description() {
   const dnnl_version_t* v = dnnl_version();
-  return fmt::format("{}.{}.{}, isa {}; int8 GEMM: {}", v->major, v->minor, v->patch, onednn_isa_name(),
-                     int8_gemm_kernel_name());
+  return fmt::format("{}.{}.{}; int8 GEMM: {}", v->major, v->minor, v->patch, int8_gemm_kernel_name());
 }
 
 json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started) {

@@ -53,14 +53,19 @@ bool onednn_int8_exact() {
 void gemm_u8s8s32_widened_at(simd_level l, int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda,
                              const int8_t* B, int64_t ldb, int32_t* C, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  thread_local std::vector<int16_t> pairs;  // B as int16 pairs, rows 2p and 2p + 1 interleaved
+  // A and B as pairs of k (int8_kernels_dispatch.hpp), once per call, so the
+  // kernel's inner loop only loads and multiplies.
+  thread_local std::vector<int32_t> a_pairs;
+  thread_local std::vector<int16_t> b_pairs;
   const int64_t kp = (k + 1) / 2;
-  pairs.assign(size_t(kp * 2 * n), 0);
+  a_pairs.assign(size_t(m * kp), 0), b_pairs.assign(size_t(kp * 2 * n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) a_pairs[size_t(i * kp + p / 2)] |= int32_t(A[i * lda + p]) << (16 * (p % 2));
   for (int64_t p = 0; p < k; ++p) {
-    int16_t* row = pairs.data() + (p / 2) * 2 * n + (p % 2);
+    int16_t* row = b_pairs.data() + (p / 2) * 2 * n + (p % 2);
     for (int64_t j = 0; j < n; ++j) row[2 * j] = B[p * ldb + j];
   }
-  int8_kernels_for(l).gemm_u8_s16pairs(m, n, k, A, lda, pairs.data(), C, ldc);
+  int8_kernels_for(l).gemm_u8_s16pairs(m, n, kp, a_pairs.data(), b_pairs.data(), C, ldc);
 }
 
 void gemm_u8s8s32_widened(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int8_t* B, int64_t ldb,

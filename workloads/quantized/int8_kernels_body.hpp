@@ -1,8 +1,9 @@
 // The body of the int8 workloads' vectorized kernels (int8_kernels_dispatch.hpp),
 // compiled once per SIMD level by int8_kernels_{scalar,avx2,avx512}.cpp with
 // that level's flags (CMakeLists.txt), inside its namespace SDC_KERNEL_NS. The
-// avx512 level has hand-written AVX-512 paths; the others run the reference
-// order as plain loops the compiler vectorizes for the level. Every level
+// avx512 level has hand-written AVX-512 paths, and the widened int8 GEMM an
+// AVX2 one too; the rest runs the reference order as plain loops the compiler
+// vectorizes for the level. Every level
 // gives the reference's bits (tests/test_int8.cpp runs each one). Only
 // builtins and raw pointers here: an inline library function shared between
 // the levels' files could be kept by the linker in its AVX-512 copy.
@@ -22,23 +23,21 @@
 namespace sdc::SDC_KERNEL_NS {
 namespace {
 
-// Column blocks of four vectors held in registers over the whole k loop; the
-// pair (A[i][2p], A[i][2p+1]) broadcast as one int32 of two int16. Integer
-// sums: any order gives the same bits, so the blocks and the scalar tail agree.
-void gemm_u8_s16pairs(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int16_t* pairs, int32_t* C,
+// Column blocks of four vectors held in registers over the whole k loop,
+// each pair of A broadcast. Integer sums: any order gives the same bits, so
+// the blocks and the scalar tail agree.
+void gemm_u8_s16pairs(int64_t m, int64_t n, int64_t kp, const int32_t* a_pairs, const int16_t* b_pairs, int32_t* C,
                       int64_t ldc) {
-  const int64_t kp = (k + 1) / 2;
   for (int64_t i = 0; i < m; ++i) {
-    const uint8_t* a = A + i * lda;
+    const int32_t* a = a_pairs + i * kp;
     int32_t* c = C + i * ldc;
-    auto pair_of = [&](int64_t p) { return int32_t(a[2 * p]) | (2 * p + 1 < k ? int32_t(a[2 * p + 1]) << 16 : 0); };
     int64_t j = 0;
 #if SDC_INT8_AVX512
     for (; j + 64 <= n; j += 64) {
       __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0;
       for (int64_t p = 0; p < kp; ++p) {
-        const __m512i av = _mm512_set1_epi32(pair_of(p));
-        const int16_t* b = pairs + p * 2 * n + 2 * j;
+        const __m512i av = _mm512_set1_epi32(a[p]);
+        const int16_t* b = b_pairs + p * 2 * n + 2 * j;
         c0 = _mm512_add_epi32(c0, _mm512_madd_epi16(av, _mm512_loadu_si512(b)));
         c1 = _mm512_add_epi32(c1, _mm512_madd_epi16(av, _mm512_loadu_si512(b + 32)));
         c2 = _mm512_add_epi32(c2, _mm512_madd_epi16(av, _mm512_loadu_si512(b + 64)));
@@ -51,8 +50,8 @@ void gemm_u8_s16pairs(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t
     for (; j + 32 <= n; j += 32) {
       __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0;
       for (int64_t p = 0; p < kp; ++p) {
-        const __m256i av = _mm256_set1_epi32(pair_of(p));
-        const __m256i* b = reinterpret_cast<const __m256i*>(pairs + p * 2 * n + 2 * j);
+        const __m256i av = _mm256_set1_epi32(a[p]);
+        const __m256i* b = reinterpret_cast<const __m256i*>(b_pairs + p * 2 * n + 2 * j);
         c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(av, _mm256_loadu_si256(b)));
         c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(av, _mm256_loadu_si256(b + 1)));
         c2 = _mm256_add_epi32(c2, _mm256_madd_epi16(av, _mm256_loadu_si256(b + 2)));
@@ -66,9 +65,8 @@ void gemm_u8_s16pairs(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t
     for (; j < n; ++j) {
       uint32_t s = 0;  // unsigned: the wrap mod 2^32 is defined
       for (int64_t p = 0; p < kp; ++p) {
-        const int32_t ap = pair_of(p);
-        const int16_t* b = pairs + p * 2 * n + 2 * j;
-        s += uint32_t((ap & 0xFFFF) * int32_t(b[0]) + (ap >> 16) * int32_t(b[1]));
+        const int16_t* b = b_pairs + p * 2 * n + 2 * j;
+        s += uint32_t((a[p] & 0xFFFF) * int32_t(b[0]) + (a[p] >> 16) * int32_t(b[1]));
       }
       c[j] = int32_t(s);
     }

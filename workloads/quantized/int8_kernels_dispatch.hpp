@@ -22,11 +22,13 @@ struct embedding_bag_args {
 };
 
 struct int8_kernels {
-  // C (m x n, leading dimension ldc) = A (u8, m x k) x B, B given as int16
-  // pairs: pairs[p 2n + 2j + t] = B[2p + t][j] (0 for 2p + t = k). Each pair
-  // of products is summed exactly in int32 (vpmaddwd), so nothing saturates;
-  // the sums wrap mod 2^32 as the reference's int64 sum cast to int32.
-  void (*gemm_u8_s16pairs)(int64_t m, int64_t n, int64_t k, const uint8_t* A, int64_t lda, const int16_t* pairs,
+  // C (m x n, leading dimension ldc) = A (u8, m x k) x B, both given as
+  // pairs of k (kp = ceil(k / 2) of them, 0 past k): a_pairs[i kp + p] =
+  // A[i][2p] | A[i][2p + 1] << 16 (two int16 in an int32), b_pairs[p 2n + 2j + t]
+  // = B[2p + t][j]. Each pair of products is summed exactly in int32
+  // (vpmaddwd), so nothing saturates; the sums wrap mod 2^32 as the
+  // reference's int64 sum cast to int32.
+  void (*gemm_u8_s16pairs)(int64_t m, int64_t n, int64_t kp, const int32_t* a_pairs, const int16_t* b_pairs,
                            int32_t* C, int64_t ldc);
   int64_t (*row_sum_i32)(const int32_t* c, int64_t n);
   void (*requantize_u8)(const int32_t* C, int64_t ldc, int64_t m, int64_t n, float multiplier, int32_t zero_point,
