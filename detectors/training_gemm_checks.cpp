@@ -87,7 +87,7 @@ class gemm_family_check final : public gemm_checks {
     gemm_data<float> d;
     d.dtype = d.out_fmt = &f;
     d.shape = {g.m, g.n, g.k};
-    d.order.k = accumulation_order::kind::openblas;  // libtorch's CPU GEMM
+    d.order.k = accumulation_order::kind::sequential;  // the training model's GEMMs (workloads/training/fixed_gemm.hpp)
     d.A = g.a.data(), d.B = g.b.data(), d.C = d.acc = g.c.data();
     det->encode(d);
     return det->verify(d);

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "harness/errors.hpp"
+#include "workloads/gemm/gemm_kernels.hpp"
 #include "workloads/training/training_run.hpp"
 
 namespace {
@@ -142,31 +143,42 @@ TEST(TrainingModel, HookedLinearEqualsTorchLinearForwardAndBackward) {
   EXPECT_TRUE(torch::allclose(b.grad(), b2.grad(), 1e-6, 1e-6));
 }
 
+// C = A B by the triple-loop twin of the model's GEMM kernel (sequential
+// order, fp32 accumulation; a bf16 product rounded once to bf16).
+torch::Tensor reference_mm(const torch::Tensor& a, const torch::Tensor& b) {
+  const auto af = a.to(torch::kFloat).contiguous(), bf = b.to(torch::kFloat).contiguous();
+  auto c = torch::empty({a.size(0), b.size(1)});
+  sdc::gemm_reference(af.data_ptr<float>(), bf.data_ptr<float>(), c.data_ptr<float>(), {a.size(0), b.size(1), a.size(1)}, {});
+  return c.to(a.scalar_type());
+}
+
 struct counting_hook : gemm_hook {
   std::map<std::pair<int, gemm_pass>, int> calls;
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     ++calls[{linear, pass}];
-    products_match &= torch::equal(out, torch::mm(a, b));  // the hook is shown out = a b
+    products_match &= torch::equal(out, reference_mm(a, b));  // the hook is shown out = a b, the twin's bits
   }
   bool products_match = true;
 };
 
 TEST(TrainingModel, HookSeesEveryGemmOfEveryLinearLayerOnce) {
-  model_config m;
-  m.layers = 2, m.width = 16, m.heads = 2, m.seq = 8;
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
-  const param_set p = init_params(m, gen);
-  counting_hook h;
-  forward_options o;
-  o.hook = &h;
-  const auto tokens = torch::randint(0, 256, {2, 8}, torch::kLong);
-  forward(m, p, tokens, o).sum().backward();
-  const auto names = linear_names(m);
-  ASSERT_EQ(names.size(), 9u);
-  for (int l = 0; l < int(names.size()); ++l)
-    for (auto pass : {gemm_pass::forward, gemm_pass::grad_input, gemm_pass::grad_weight})
-      EXPECT_EQ((h.calls[{l, pass}]), 1) << names[size_t(l)] << " " << gemm_pass_name(pass);
-  EXPECT_TRUE(h.products_match);
+  for (const bool bf16 : {false, true}) {
+    model_config m;
+    m.layers = 2, m.width = 16, m.heads = 2, m.seq = 8, m.bf16 = bf16;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    const param_set p = init_params(m, gen);
+    counting_hook h;
+    forward_options o;
+    o.hook = &h;
+    const auto tokens = torch::randint(0, 256, {2, 8}, torch::kLong);
+    forward(m, p, tokens, o).sum().backward();
+    const auto names = linear_names(m);
+    ASSERT_EQ(names.size(), 9u);
+    for (int l = 0; l < int(names.size()); ++l)
+      for (auto pass : {gemm_pass::forward, gemm_pass::grad_input, gemm_pass::grad_weight})
+        EXPECT_EQ((h.calls[{l, pass}]), 1) << names[size_t(l)] << " " << gemm_pass_name(pass) << " bf16 " << bf16;
+    EXPECT_TRUE(h.products_match) << "bf16 " << bf16;
+  }
 }
 
 train_config small_config() {

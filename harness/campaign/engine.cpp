@@ -105,6 +105,7 @@ struct campaign_setup {
 campaign_setup set_up(const run_options& o, const std::string& started) {
   campaign_setup c{load_suite(o.suite_path, o.scale, o.axis_overrides), nullptr, {}, nullptr};
   c.prov = provenance(o.argv, o.threads, c.s.seed, started);  // the git state that runs the cells
+  if (json n = c.s.wl->numerics(); !n.is_null()) c.prov["numerics"] = std::move(n);
   c.ex = expand(c.s);
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");

@@ -158,6 +158,10 @@ class workload {
   // `needs`: what each detector (suite order) asks of the workload (detector::needs()).
   virtual std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
                                                       const std::vector<nlohmann::json>& needs) const = 0;
+  // What the workload's bits depend on beyond sdcbench's own kernels (the
+  // result set's provenance.numerics; null: nothing). Cells of two runs are
+  // comparable across CPUs when these match (METHODOLOGY.md).
+  virtual nlohmann::json numerics() const { return nullptr; }
 };
 
 // An axis value that must be an integer >= `min` (counts, sizes); throws

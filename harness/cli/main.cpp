@@ -12,6 +12,7 @@
 
 #include "harness/campaign/engine.hpp"
 #include "harness/cli/report_command.hpp"
+#include "harness/cli/reproduce_command.hpp"
 #include "harness/cli/stat_command.hpp"
 #include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
@@ -141,6 +142,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");
   validate->add_option("results", validate_files, "result JSON files")->required();
+  bool reproduce = false;
+  sdc::reproduce_options rep;
+  rep.argv = args;
+  rep.threads = ro.threads;
+  validate->add_flag("--reproduce", reproduce, "also re-run each set's suite (recorded seed, scale, axes, shard) and compare the cells");
+  auto* o_rep_suite = validate->add_option("--suite", rep.suite_override, "with --reproduce and one file: the suite file to re-run (its sha256 must match)");
+  auto* o_rep_out = validate->add_option("--out-dir", rep.out_dir, "with --reproduce: where the re-runs are written (default out/reproduce)");
+  auto* o_rep_threads = validate->add_option("--threads", rep.threads, "with --reproduce: worker threads (results do not depend on it)")
+      ->check(CLI::PositiveNumber);
 
   sdc::calibration_request cal;
   std::string cal_out;
@@ -277,6 +287,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*validate) {
+      if (!reproduce && (o_rep_suite->count() || o_rep_out->count() || o_rep_threads->count()))
+        throw sdc::input_error("validate", "options", "--suite, --out-dir and --threads only with --reproduce");
+      if (o_rep_suite->count() && validate_files.size() != 1)
+        throw sdc::input_error("validate", "--suite", "one result file with --suite");
       int bad = 0;
       for (const auto& f : validate_files) {
         const json r = sdc::read_json_file(f);
@@ -286,7 +300,12 @@ int main(int argc, char** argv) {
         } else {
           ++bad;
           for (const auto& p : problems) std::cerr << f << ": " << p << "\n";
+          continue;
         }
+        if (!reproduce) continue;
+        const auto rr = sdc::reproduce_result_set(f, r, rep);
+        std::cout << rr.text << std::flush;
+        bad += rr.identical ? 0 : 1;
       }
       return bad ? 1 : 0;
     }

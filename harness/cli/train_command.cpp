@@ -8,12 +8,18 @@
 #include "harness/io/digest.hpp"
 #include "harness/io/json_file.hpp"
 #include "harness/results/result_set.hpp"
+#include "workloads/training/torch_numerics.hpp"
 #include "workloads/training/mpi_collective.hpp"
 #include "workloads/training/training_run.hpp"
 
 namespace sdc {
 
 namespace {
+
+nlohmann::json with_numerics(nlohmann::json prov) {
+  prov["numerics"] = train::torch_numerics();
+  return prov;
+}
 
 int run_train_job(const train_options& o) {
   using json = nlohmann::json;
@@ -83,7 +89,7 @@ int run_train_job(const train_options& o) {
               {"eval_response_loss", {{"start", before}, {"end", after}}},
               {"final_params_sha256", sha256_hex(bytes)},
               {"records", records},
-              {"provenance", provenance(o.argv, 1, c.dp.seed, started)},
+              {"provenance", with_numerics(provenance(o.argv, 1, c.dp.seed, started))},
               {"complete", true}};
   std::cout << fmt::format("held-out response loss {:.4f} -> {:.4f}; training loss (mean of ranks) {:.4f} -> {:.4f}\n",
                            before, after, first_mean, last_mean);

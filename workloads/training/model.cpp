@@ -3,28 +3,14 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "workloads/training/fixed_gemm.hpp"
+
 namespace sdc::train {
 namespace {
 
 using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
-
-// The model's GEMMs as mixed-precision training runs them: bf16 operands, fp32
-// accumulation, one rounding of the output to bf16 (what the ABFT checks of
-// 001 and 003 model). torch::mm on bf16 tensors does that only where libtorch
-// 1.13 takes oneDNN's bf16 GEMM (AVX-512 CPUs); elsewhere its fallback adds
-// each product into the bf16 output (measured on an AMD EPYC with AVX2 only:
-// the checks flagged clean GEMMs), so bf16 products go through fp32 here on
-// every CPU.
-Tensor mixed_mm(const Tensor& a, const Tensor& b) {
-  if (a.scalar_type() != torch::kBFloat16) return torch::mm(a, b);
-  return torch::mm(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
-}
-Tensor mixed_matmul(const Tensor& a, const Tensor& b) {
-  if (a.scalar_type() != torch::kBFloat16) return torch::matmul(a, b);
-  return torch::matmul(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
-}
 
 // y = x w^T + b with the GEMMs of forward and backward written out, so a
 // gemm_hook sees each output (PyTorch's torch.nn.functional.linear computes the

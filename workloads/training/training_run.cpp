@@ -9,6 +9,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/io/digest.hpp"
+#include "workloads/training/torch_numerics.hpp"
 
 namespace sdc::train {
 namespace {
@@ -49,7 +50,8 @@ replica pretrained_start(const train_config& c, std::string* cache_path) {
   const std::string text = read_corpus(c.pretrain.corpus);
   json key = describe(c);
   key = {{"model", key["model"]}, {"pretrain", key["pretrain"]}, {"corpus_sha256", sha256_hex(text)},
-         {"init_seed", c.dp.seed}, {"format", 2}};  // 2: bf16 GEMMs accumulate in fp32 on every CPU (model.cpp)
+         {"init_seed", c.dp.seed}, {"aten_cpu_capability", torch_numerics()["aten_cpu_capability"]},
+         {"format", 3}};  // 3: GEMMs on the fixed-order kernel, ATen at avx2, oneDNN off (torch_numerics.hpp)
   const std::string hash = sha256_hex(key.dump()).substr(0, 16);
   const std::string folder = cache_folder(c);
   const std::string path = folder + "/pretrain-" + hash + ".pt";

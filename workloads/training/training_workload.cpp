@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "harness/errors.hpp"
+#include "workloads/training/torch_numerics.hpp"
 #include "workloads/training/training_episode.hpp"
 
 namespace sdc {
@@ -92,6 +93,7 @@ class training_workload final : public workload {
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) const override {
     return make_training_runner(c, seed, needs);
   }
+  nlohmann::json numerics() const override { return torch_numerics(); }
 
  private:
   std::vector<axis_def> axes_;

@@ -1,0 +1,125 @@
+#include "harness/cli/reproduce_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/campaign/engine.hpp"
+#include "harness/errors.hpp"
+#include "harness/io/digest.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string file_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return sha256_hex(ss.str());
+}
+
+// The suite file the set was run from: --suite, else the recorded path, else
+// the file of that name in this source tree's suites/; it must have the
+// recorded sha256.
+std::string suite_file(const std::string& file, const json& suite, const reproduce_options& o) {
+  const std::string recorded = suite.at("file").get<std::string>(), sha = suite.at("sha256").get<std::string>();
+  std::vector<std::string> candidates;
+  if (!o.suite_override.empty()) candidates = {o.suite_override};
+  else candidates = {recorded, std::string(SDCBENCH_SOURCE_DIR) + "/suites/" + fs::path(recorded).filename().string()};
+  std::string tried;
+  for (const auto& c : candidates) {
+    if (!fs::is_regular_file(c)) {
+      tried += fmt::format("; {}: no such file", c);
+      continue;
+    }
+    const std::string got = file_sha256(c);
+    if (got == sha) return c;
+    tried += fmt::format("; {} has sha256 {}", c, got.substr(0, 16));
+  }
+  throw input_error(file, "suite.sha256",
+                    fmt::format("the suite file the set was run from (sha256 {}, recorded at {}; check out the set's "
+                                "git_commit or pass --suite){}",
+                                sha.substr(0, 16), recorded, tried));
+}
+
+// "key / label: /faulty/detected 4 -> 3, ..." for one differing entry.
+std::string describe_difference(const json& a, const json& b, const char* what) {
+  const json patch = json::diff(a, b);
+  std::string s = fmt::format("  {} {} / {}:", what, a.value("key", std::string("?")),
+                              a.contains("detector") ? a["detector"].value("label", std::string("?"))
+                                                     : a.value("recorder", json::object()).value("name", std::string("?")));
+  size_t shown = 0;
+  for (const auto& op : patch) {
+    if (shown++ == 4) {
+      s += fmt::format(" and {} more", patch.size() - 4);
+      break;
+    }
+    const std::string path = op["path"].get<std::string>();
+    const json::json_pointer p(path);
+    const std::string before = a.contains(p) ? a[p].dump() : "(absent)";
+    const std::string after = b.contains(p) ? b[p].dump() : "(absent)";
+    s += fmt::format(" {} {} -> {};", path, before.substr(0, 40), after.substr(0, 40));
+  }
+  return s + "\n";
+}
+
+// Counts the differing entries of two arrays in order; appends up to five.
+size_t compare_entries(const json& a, const json& b, const char* what, std::string& text) {
+  if (a.size() != b.size()) {
+    text += fmt::format("  {}: {} recorded, {} in the re-run\n", what, a.size(), b.size());
+    return std::max(a.size(), b.size());
+  }
+  size_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i] && differ++ < 5) text += describe_difference(a[i], b[i], what);
+  return differ;
+}
+
+}  // namespace
+
+reproduce_report reproduce_result_set(const std::string& file, const json& recorded, const reproduce_options& o) {
+  if (recorded.value("schema", "") != "sdcbench.result/2")
+    throw input_error(file, "schema", "a version 2 result set (sdcbench migrate rewrites a version 1 set)");
+  const json& suite = recorded.at("suite");
+  run_options ro;
+  ro.suite_path = suite_file(file, suite, o);
+  ro.scale = suite.at("scale").get<std::string>();
+  ro.axis_overrides = suite.at("axis_overrides").get<std::vector<std::string>>();
+  const json& shard = recorded.at("shard");
+  if (!shard.contains("merged_from")) ro.shard_index = shard.at("index").get<int>(), ro.shard_count = shard.at("count").get<int>();
+  ro.threads = o.threads;
+  ro.argv = o.argv;
+  fs::create_directories(o.out_dir);
+  ro.out = (fs::path(o.out_dir) / fs::path(file).filename()).string();
+  fs::remove(ro.out + ".journal");
+  const json again = run_campaign(ro);
+
+  reproduce_report r;
+  r.out = ro.out;
+  std::string diffs;
+  const size_t cells = compare_entries(recorded["cells"], again["cells"], "cell", diffs);
+  const size_t recs = compare_entries(recorded["recordings"], again["recordings"], "recording", diffs);
+  r.identical = cells == 0 && recs == 0;
+  const json& p = recorded["provenance"];
+  const std::string where = fmt::format("recorded on {} at {}; re-run on {} ({})", p.value("cpu", "?"),
+                                        p.value("git_commit", "?").substr(0, 7), again["provenance"].value("cpu", "?"), r.out);
+  if (r.identical)
+    r.text = fmt::format("{}: reproduced: {} cells and {} recordings identical ({})\n", file, recorded["cells"].size(),
+                         recorded["recordings"].size(), where);
+  else
+    r.text = fmt::format("{}: NOT reproduced: {} of {} cells and {} of {} recordings differ ({})\n{}", file, cells,
+                         recorded["cells"].size(), recs, recorded["recordings"].size(), where, diffs);
+  const json& was = p.value("numerics", json(nullptr));
+  const json& now = again["provenance"].value("numerics", json(nullptr));
+  if (was != now)
+    r.text += fmt::format("  note: the workload's numerics differ (provenance.numerics): recorded {}, now {}\n", was.dump(),
+                          now.dump());
+  return r;
+}
+
+}  // namespace sdc

@@ -1,0 +1,132 @@
+// Same bits on every CPU (METHODOLOGY.md): a small training suite and the
+// quick GEMM suite give byte-identical cells, and the pretraining gives a
+// byte-identical checkpoint, under every instruction-set cap this machine
+// supports (sdcbench's SIMD level, ATen's capability, oneDNN's ISA,
+// OpenBLAS's core type, and all of them at their lowest at once) as without
+// any. A CPU without a feature stands in for a cap of it, so these runs are
+// what other x86-64 CPUs compute. And `validate --reproduce` of the uncapped
+// run says identical, and says NOT reproduced when a recorded count is off.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "harness/io/digest.hpp"
+#include "harness/simd/simd_level.hpp"
+
+namespace {
+
+using namespace sdc::testing;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+struct cap {
+  std::string name, env;
+};
+
+// The caps the CPU supports, each a lower setting than the uncapped run's.
+std::vector<cap> caps() {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  std::vector<cap> c;
+  // The scalar level runs the training GEMMs 14x slower (58 s here): it runs
+  // once, in the all-lowest cap at the end.
+  for (const auto l : sdc::supported_simd_levels())
+    if (l != sdc::active_simd_level() && l != sdc::simd_level::scalar)
+      c.push_back({"simd", std::string("SDCBENCH_SIMD=") + sdc::simd_name(l)});
+  c.push_back({"aten", "ATEN_CPU_CAPABILITY=default"});
+  if (avx512) c.push_back({"aten", "ATEN_CPU_CAPABILITY=avx512"});
+  c.push_back({"onednn", "DNNL_MAX_CPU_ISA=SSE41"});
+  if (avx2) c.push_back({"onednn", "DNNL_MAX_CPU_ISA=AVX2"});
+  c.push_back({"openblas", "OPENBLAS_CORETYPE=Prescott"});
+  if (__builtin_cpu_supports("avx")) c.push_back({"openblas", "OPENBLAS_CORETYPE=Sandybridge"});
+  if (avx2) c.push_back({"openblas", "OPENBLAS_CORETYPE=Haswell"});
+  c.push_back({"all", "SDCBENCH_SIMD=scalar ATEN_CPU_CAPABILITY=default DNNL_MAX_CPU_ISA=SSE41 OPENBLAS_CORETYPE=Prescott"});
+  return c;
+}
+
+struct run_result {
+  json training, gemm;
+  std::string checkpoint_sha;
+};
+
+// Both suites at smoke scale in their own cache folder (so the pretraining runs
+// under the cap too); the training suite limited to one site to stay small.
+run_result run_under(const std::string& env, const std::string& dir) {
+  fs::create_directories(dir + "/cache");
+  const std::string pre = "env SDCBENCH_CACHE=" + dir + "/cache " + env + " ";
+  const std::string src = SDCBENCH_SOURCE_DIR;
+  auto t = run_command(pre + SDCBENCH_BINARY + " run " + src + "/suites/quick_training.json --scale smoke --quiet --out " + dir + "/t.json");
+  EXPECT_EQ(t.code, 0) << env << ": " << t.output;
+  auto g = run_command(pre + SDCBENCH_BINARY + " run " + src + "/suites/quick.json --scale smoke --quiet --out " + dir + "/g.json");
+  EXPECT_EQ(g.code, 0) << env << ": " << g.output;
+  run_result r;
+  if (t.code != 0 || g.code != 0) return r;
+  r.training = read_json(dir + "/t.json");
+  r.gemm = read_json(dir + "/g.json");
+  for (const auto& e : fs::directory_iterator(dir + "/cache"))
+    if (e.path().extension() == ".pt") r.checkpoint_sha = sdc::sha256_hex(read_file(e.path().string()));
+  return r;
+}
+
+TEST(SameBits, CellsAndCheckpointAreIdenticalUnderEveryInstructionSetCap) {
+  const std::string dir = scratch_dir("same-bits");
+  const run_result base = run_under("", dir + "/uncapped");
+  ASSERT_FALSE(base.checkpoint_sha.empty());
+  ASSERT_GT(base.training["cells"].size(), 0u);
+  EXPECT_TRUE(base.training["provenance"]["numerics"]["aten_capability_pinned"].get<bool>() ||
+              !__builtin_cpu_supports("avx2"));
+  int n = 0;
+  for (const auto& c : caps()) {
+    const run_result r = run_under(c.env, dir + "/cap" + std::to_string(n++));
+    EXPECT_EQ(r.checkpoint_sha, base.checkpoint_sha) << c.env;
+    EXPECT_TRUE(r.training["cells"] == base.training["cells"]) << c.env;
+    EXPECT_TRUE(r.training["recordings"] == base.training["recordings"]) << c.env;
+    EXPECT_TRUE(r.gemm["cells"] == base.gemm["cells"]) << c.env;
+  }
+}
+
+TEST(SameBits, ValidateReproduceSaysIdenticalAndCatchesAChangedCount) {
+  const std::string dir = scratch_dir("reproduce");
+  const std::string set = dir + "/t.json";
+  ASSERT_EQ(run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/quick_training.json --scale smoke --quiet --axis site=grad:all --out " + set).code, 0);
+  const auto ok = run_cli("validate --reproduce " + set + " --out-dir " + dir + "/again --threads 2");
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("reproduced: "), std::string::npos) << ok.output;
+  // A recorded number changed by hand (a detector metric, so the set still
+  // validates) is caught and named.
+  json j = read_json(set);
+  json& m = j["cells"][0]["metrics"];
+  ASSERT_FALSE(m.empty());
+  for (auto& [k, v] : m.items())
+    if (v.is_number()) {
+      v = v.get<double>() + 1;
+      break;
+    }
+  const std::string edited = dir + "/edited.json";
+  write_file(edited, j.dump());
+  const auto bad = run_cli("validate --reproduce " + edited + " --out-dir " + dir + "/again2");
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("NOT reproduced: 1 of"), std::string::npos) << bad.output;
+  // A suite file that is not the recorded one is an input error naming the field.
+  const auto other = run_cli("validate --reproduce " + set + " --suite " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/quick.json");
+  EXPECT_EQ(other.code, 2) << other.output;
+  EXPECT_NE(other.output.find("suite.sha256"), std::string::npos) << other.output;
+  // Options of --reproduce without it are refused, not ignored.
+  EXPECT_EQ(run_cli("validate " + set + " --threads 2").code, 2);
+}
+
+}  // namespace
