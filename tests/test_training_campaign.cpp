@@ -2,7 +2,9 @@
 // 003's demo scenario (the first strike on the faulty rank at the cycle's
 // first step, the CheckSum blind to a fault after the MatMul), a defective
 // rank named by the CheckSum, and cells identical on one and two threads with
-// stateful detectors warmed up on the history before the fork.
+// stateful detectors warmed up on the history before the fork. Exact counts:
+// training cells are the same on every x86-64 CPU with AVX2 and FMA
+// (METHODOLOGY.md "Same bits on every CPU"; tests/test_same_bits.cpp).
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
