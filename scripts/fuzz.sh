@@ -7,15 +7,24 @@
 # 10 s) is written to build-fuzz/findings/NAME/ and fails the script.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 30 npy journal
 # SDCBENCH_FUZZ_SEED=N fixes libFuzzer's seed (scripts/test.sh does, for CI).
+#   scripts/fuzz.sh --build-only     configure and build everything, run nothing
+# SDCBENCH_FUZZ_BUILD=DIR builds there; SDCBENCH_FUZZ_WITH_TESTS=ON builds the
+# tests too (scripts/test.sh: one clang build serves the sanitizer tests and
+# the fuzzers).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${SDCBENCH_FUZZ_BUILD:-$here/build-fuzz}"  # where to build (and keep the new inputs)
+CC=clang CXX=clang++ cmake -S "$here" -B "$out" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+  -DSDCBENCH_ENABLE_FUZZ=ON -DSDCBENCH_ENABLE_SANITIZERS=ON -DSDCBENCH_ENABLE_NATIVE=OFF -DSDCBENCH_ENABLE_TRAINING=OFF \
+  -DSDCBENCH_ENABLE_TESTS="${SDCBENCH_FUZZ_WITH_TESTS:-OFF}" -DSDCBENCH_ENABLE_BENCH=OFF >/dev/null
+if [ "${1:-}" = "--build-only" ]; then
+  cmake --build "$out" -j "$(nproc)" 2>&1 | grep -E "error|Error" || true
+  exit 0
+fi
 seconds="${1:-600}"
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(suite npy safetensors result journal stat training_inputs kernels_diff)
-out="${SDCBENCH_FUZZ_BUILD:-$here/build-fuzz}"  # where to build (and keep the new inputs)
-CC=clang CXX=clang++ cmake -S "$here" -B "$out" -DCMAKE_BUILD_TYPE=Release -DSDCBENCH_ENABLE_FUZZ=ON -DSDCBENCH_ENABLE_SANITIZERS=ON \
-  -DSDCBENCH_ENABLE_TRAINING=OFF -DSDCBENCH_ENABLE_TESTS=OFF -DSDCBENCH_ENABLE_BENCH=OFF >/dev/null
 cmake --build "$out" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") 2>&1 | grep -E "error|Error" || true
 status=0
 for t in "${targets[@]}"; do

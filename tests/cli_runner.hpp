@@ -35,8 +35,16 @@ inline cli_result run_cli(const std::string& args) { return run_command(std::str
 // without LeakSanitizer: OpenMPI's components allocate at MPI_Init and keep
 // it, from code LSan cannot name (its stacks end in "unknown module"), so no
 // suppression can single them out; ASan and UBSan stay on.
-inline cli_result run_mpirun(int np, const std::string& args) {
+// GCC says ASan with __SANITIZE_ADDRESS__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
+#define SDCBENCH_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SDCBENCH_TEST_ASAN 1
+#endif
+#endif
+inline cli_result run_mpirun(int np, const std::string& args) {
+#if defined(SDCBENCH_TEST_ASAN)
   const char* asan = std::getenv("ASAN_OPTIONS");
   const std::string leaks = "ASAN_OPTIONS='" + std::string(asan ? asan : "") + ":detect_leaks=0' ";
 #else

@@ -310,7 +310,11 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+#ifdef SDCBENCH_WITH_TRAINING
     if (*train) return sdc::run_train(tr);
+#else
+    if (*train) throw sdc::input_error("train", tr.config_path, "a build with the training workload (SDCBENCH_ENABLE_TRAINING=ON)");
+#endif
     if (*stat && stat_name == "consistency") {
       if (!stat_file.empty() || o_param->count() || o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
         throw sdc::input_error("stat consistency", "options", "takes --losses L and --grads G only");
