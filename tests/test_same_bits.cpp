@@ -10,7 +10,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "cli_runner.hpp"
 #include "harness/io/digest.hpp"
@@ -21,13 +20,6 @@ namespace {
 using namespace sdc::testing;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -78,7 +70,7 @@ run_result run_under(const std::string& env, const std::string& dir) {
   r.training = read_json(dir + "/t.json");
   r.gemm = read_json(dir + "/g.json");
   for (const auto& e : fs::directory_iterator(dir + "/cache"))
-    if (e.path().extension() == ".pt") r.checkpoint_sha = sdc::sha256_hex(read_file(e.path().string()));
+    if (e.path().extension() == ".pt") r.checkpoint_sha = sdc::file_sha256_hex(e.path().string());
   return r;
 }
 

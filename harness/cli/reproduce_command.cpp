@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "harness/campaign/engine.hpp"
 #include "harness/errors.hpp"
@@ -15,13 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return sha256_hex(ss.str());
-}
 
 // The suite file the set was run from: --suite, else the recorded path, else
 // the file of that name in this source tree's suites/; it must have the
@@ -37,7 +28,7 @@ std::string suite_file(const std::string& file, const json& suite, const reprodu
       tried += fmt::format("; {}: no such file", c);
       continue;
     }
-    const std::string got = file_sha256(c);
+    const std::string got = file_sha256_hex(c);
     if (got == sha) return c;
     tried += fmt::format("; {} has sha256 {}", c, got.substr(0, 16));
   }

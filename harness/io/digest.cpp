@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "harness/errors.hpp"
+
 namespace sdc {
 
 std::string sha256_hex(const std::string& bytes) {
@@ -12,6 +17,14 @@ std::string sha256_hex(const std::string& bytes) {
   std::string hex;
   for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
   return hex;
+}
+
+std::string file_sha256_hex(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path, "file", "a readable file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return sha256_hex(ss.str());
 }
 
 }  // namespace sdc

@@ -5,4 +5,6 @@
 
 namespace sdc {
 std::string sha256_hex(const std::string& bytes);
+// Of a file's bytes; throws input_error when it cannot be read.
+std::string file_sha256_hex(const std::string& path);
 }
