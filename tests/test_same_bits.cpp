@@ -4,12 +4,11 @@
 // supports (sdcbench's SIMD level, ATen's capability, oneDNN's ISA,
 // OpenBLAS's core type, and all of them at their lowest at once) as without
 // any. A CPU without a feature stands in for a cap of it, so these runs are
-// what other x86-64 CPUs compute. And `validate --reproduce` of the uncapped
-// run says identical, and says NOT reproduced when a recorded count is off.
+// what other x86-64 CPUs compute. And `validate --reproduce` of a training
+// set says identical.
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "cli_runner.hpp"
 #include "harness/io/digest.hpp"
@@ -20,8 +19,6 @@ namespace {
 using namespace sdc::testing;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 struct cap {
   std::string name, env;
@@ -91,34 +88,15 @@ TEST(SameBits, CellsAndCheckpointAreIdenticalUnderEveryInstructionSetCap) {
   }
 }
 
-TEST(SameBits, ValidateReproduceSaysIdenticalAndCatchesAChangedCount) {
+// A training set re-run by `validate --reproduce` (tests/test_reproduce_cli.cpp
+// tests the command itself on a GEMM suite, under the sanitizers).
+TEST(SameBits, ValidateReproduceOfATrainingSetSaysIdentical) {
   const std::string dir = scratch_dir("reproduce");
   const std::string set = dir + "/t.json";
   ASSERT_EQ(run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/quick_training.json --scale smoke --quiet --axis site=grad:all --out " + set).code, 0);
   const auto ok = run_cli("validate --reproduce " + set + " --out-dir " + dir + "/again --threads 2");
   EXPECT_EQ(ok.code, 0) << ok.output;
   EXPECT_NE(ok.output.find("reproduced: "), std::string::npos) << ok.output;
-  // A recorded number changed by hand (a detector metric, so the set still
-  // validates) is caught and named.
-  json j = read_json(set);
-  json& m = j["cells"][0]["metrics"];
-  ASSERT_FALSE(m.empty());
-  for (auto& [k, v] : m.items())
-    if (v.is_number()) {
-      v = v.get<double>() + 1;
-      break;
-    }
-  const std::string edited = dir + "/edited.json";
-  write_file(edited, j.dump());
-  const auto bad = run_cli("validate --reproduce " + edited + " --out-dir " + dir + "/again2");
-  EXPECT_EQ(bad.code, 1) << bad.output;
-  EXPECT_NE(bad.output.find("NOT reproduced: 1 of"), std::string::npos) << bad.output;
-  // A suite file that is not the recorded one is an input error naming the field.
-  const auto other = run_cli("validate --reproduce " + set + " --suite " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/quick.json");
-  EXPECT_EQ(other.code, 2) << other.output;
-  EXPECT_NE(other.output.find("suite.sha256"), std::string::npos) << other.output;
-  // Options of --reproduce without it are refused, not ignored.
-  EXPECT_EQ(run_cli("validate " + set + " --threads 2").code, 2);
 }
 
 }  // namespace
