@@ -13,10 +13,19 @@ namespace {
 using namespace sdc::testing;
 using json = nlohmann::json;
 
+const std::string k_src = SDCBENCH_SOURCE_DIR;
+
+// quick.json's fp32 cells at smoke scale, written to DIR/q.json.
+std::string gemm_set(const std::string& dir) {
+  const std::string set = dir + "/q.json";
+  const auto r = run_cli("run " + k_src + "/suites/quick.json --scale smoke --quiet --axis dtype=fp32 --out " + set);
+  EXPECT_EQ(r.code, 0) << r.output;
+  return set;
+}
+
 TEST(Reproduce, SaysIdenticalAndCatchesAChangedNumber) {
   const std::string dir = scratch_dir("reproduce-gemm");
-  const std::string set = dir + "/q.json", src = SDCBENCH_SOURCE_DIR;
-  ASSERT_EQ(run_cli("run " + src + "/suites/quick.json --scale smoke --quiet --axis dtype=fp32 --out " + set).code, 0);
+  const std::string set = gemm_set(dir);
   const auto ok = run_cli("validate --reproduce " + set + " --out-dir " + dir + "/again --threads 2");
   EXPECT_EQ(ok.code, 0) << ok.output;
   EXPECT_NE(ok.output.find(": reproduced: "), std::string::npos) << ok.output;
@@ -43,9 +52,8 @@ TEST(Reproduce, SaysIdenticalAndCatchesAChangedNumber) {
 
 TEST(Reproduce, RefusesAnotherSuiteAndStrayOptions) {
   const std::string dir = scratch_dir("reproduce-bad");
-  const std::string set = dir + "/q.json", src = SDCBENCH_SOURCE_DIR;
-  ASSERT_EQ(run_cli("run " + src + "/suites/quick.json --scale smoke --quiet --axis dtype=fp32 --out " + set).code, 0);
-  const auto other = run_cli("validate --reproduce " + set + " --suite " + src + "/suites/quick_int8.json");
+  const std::string set = gemm_set(dir);
+  const auto other = run_cli("validate --reproduce " + set + " --suite " + k_src + "/suites/quick_int8.json");
   EXPECT_EQ(other.code, 2) << other.output;
   EXPECT_NE(other.output.find("suite.sha256"), std::string::npos) << other.output;
   EXPECT_EQ(run_cli("validate " + set + " --threads 2").code, 2);                     // only with --reproduce
