@@ -87,6 +87,7 @@ std::map<std::string, std::vector<std::string>> closed_forms_of(const json& r) {
 
 std::string number_text(const std::string& key, const json& v) {
   if (v.is_null()) return "-";
+  if (!v.is_number()) return v.dump();  // a reference may carry text: the schema allows any value (fuzz finding)
   return key.ends_with(".rate") ? fmt::format("{:.2f}%", 100 * v.get<double>()) : fmt::format("{:.4g}", v.get<double>());
 }
 

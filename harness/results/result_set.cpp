@@ -178,6 +178,12 @@ std::vector<std::string> validate_result_set(const json& j) {
     const std::string at = fmt::format("/cells/{}", i);
     if (!seen.insert({c["cell"].get<int64_t>(), c["detector"]["label"].get<std::string>()}).second)
       problems.push_back(at + ": duplicate (cell, detector)");
+    // A published number is a number (show, compare and report compute with
+    // it); text only in `note`.
+    if (c.contains("reference") && c["reference"].is_object())
+      for (auto it = c["reference"].begin(); it != c["reference"].end(); ++it)
+        if (it.key() == "note" ? !it->is_string() : !it->is_number())
+          problems.push_back(at + "/reference/" + it.key() + (it.key() == "note" ? ": expected text" : ": expected a number (text only in note)"));
     if (!c["skipped"].is_null()) continue;
     if (!c.contains("faulty") || !c.contains("clean") || !c.contains("by_significance")) {
       problems.push_back(at + ": a cell that ran needs faulty, clean and by_significance");
