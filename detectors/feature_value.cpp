@@ -1,31 +1,39 @@
-// 003_dc12117c3d941011.txt's combined scheme (MS_NPU_ASD_CONFIG), every rank
-// at once, as the public torch_npu `asd` and MindSpore `silent_detect` run it:
-//   each rank, every `grad_sample_interval` steps, samples one parameter
-//   gradient before the all-reduce (round-robin over the parameters, or the
-//   one named by `tensor`; `tensor` = all, our variant, takes every parameter
-//   at once), takes v = max g^2 and runs it through that tensor's
-//   feature_value_state (silent_check.hpp); an alarm goes to the
-//   rank's strike_counter on a simulated clock (`seconds_per_step`; the
-//   originals' cooldown and window are minutes of wall time);
-//   with_checksum = false: a strike-out flags the episode and blames its rank
-//     (flag_on = alarm: any alarm does, the check without the strike policy);
-//   with_checksum = true: a strike-out (unless a CheckSum ran within
-//     `checksum_cooldown`) starts the CheckSum on every rank for `cooldown`
-//     minutes, from the next step on; it checks each bf16 GEMM
-//     (matmul_checksum.hpp, `variant`) and blames the rank whose GEMM fails.
-// Score: max over ranks of v / T_1 at the step (1 during warm-up).
-// Metrics: the episode's first strike (step, rank, value, tensor; -1 when
-// none), CheckSum steps run and the rank it blamed, alarms raised and counted
-// (the history before the fork included).
+// 003_dc12117c3d941011.txt's combined scheme (MS_NPU_ASD_CONFIG / NPU_ASD_CONFIG)
+// on every rank at once, as the public originals run it (`variant`):
+//   watched parameters: every grad_sample_interval-th one, counting from the
+//     first, each checked at every step with its own state. mindspore:
+//     _SdcDetector.need_sample (mindspore/tools, one call per parameter; we
+//     count every parameter in registration order), default interval 10
+//     (silent_detect_config_parser.cc kDefaultGradSampleInterval); torch_npu:
+//     _MatmulSilentCheck.parameter_filtering over the parameters with dim >= 2
+//     of leaf modules, each of our leaf modules holding one (asd.py
+//     _matmul_silent_check_decorator), default interval 3;
+//   v = max g^2 of the rank's gradient before the all-reduce, in fp32
+//     (torch.pow(torch.norm(grad, inf), 2)), fed in backward order (last
+//     parameter first) to its feature_value_state (silent_check.hpp);
+//   an alarm goes to the rank's rank_strikes and the CheckSum to the polling
+//     checksum_clock (strike_policy.hpp), on a simulated clock
+//     (`seconds_per_step`); a running CheckSum checks every bf16 GEMM of every
+//     rank (matmul_checksum.hpp, same `variant`) and blames the rank whose GEMM
+//     fails (the worst ratio when several do).
+// Flags (flag_on = original): with the CheckSum, a failing GEMM; without it,
+// what the original reports: a strike (mindspore's WARNING) or a strike-out
+// (torch_npu's WARNING). flag_on = alarm: any alarm (the check alone).
+// `tensor` = all (our variant, off by default): one state over every
+// parameter's gradient at once. Score: max over ranks and watched parameters
+// of v / T_1 (1 during warm-up, NaN for a NaN value).
+// Metrics: the first reported event (step, rank, value, parameter index; NaN:
+// none), alarms, strikes (counted alarms), CheckSums started and the steps
+// they checked, the rank the first failing CheckSum blamed (NaN: none); the
+// history before the fork is included in the counts.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "detectors/matmul_checksum.hpp"
 #include "detectors/silent_check.hpp"
+#include "detectors/strike_policy.hpp"
 #include "detectors/training_detectors.hpp"
 #include "harness/errors.hpp"
 
@@ -33,88 +41,94 @@ namespace sdc {
 namespace {
 
 using namespace sdc::silent;
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 struct fv_config {
+  asd_variant variant = asd_variant::mindspore;
   feature_value_params fv;
   strike_params strikes;
-  int64_t interval = 10;
-  std::string tensor = "round_robin";
-  double seconds_per_step = 1, checksum_cooldown = 180 * 60;
-  bool with_checksum = false;
+  int64_t interval = 0;  // 0: the variant's default
+  std::string tensor = "sampled";
+  double seconds_per_step = 1;
   bool flag_on_alarm = false;
-  checksum_variant variant = checksum_variant::mindspore;
 };
+
+// The parameters a rank watches: indices into the layout (-1: all at once).
+std::vector<int64_t> watched(const fv_config& c, const training_layout& L) {
+  if (c.tensor == "all") return {-1};
+  if (c.tensor != "sampled") {
+    for (size_t t = 0; t < L.names.size(); ++t)
+      if (L.names[t] == c.tensor) return {int64_t(t)};
+    throw value_error("feature_value: tensor '" + c.tensor + "' is no parameter of the model");
+  }
+  const int64_t n = c.interval > 0 ? c.interval : c.variant == asd_variant::mindspore ? 10 : 3;
+  std::vector<int64_t> out;
+  int64_t counter = -1;  // both originals: (count + 1) % interval == 0 selects, from the first
+  for (size_t t = 0; t < L.names.size(); ++t) {
+    if (c.variant == asd_variant::torch_npu && L.shapes[t].size() < 2) continue;
+    counter = (counter + 1) % n;
+    if (counter == 0) out.push_back(int64_t(t));
+  }
+  return out;
+}
 
 class feature_value_detector final : public episode_detector {
  public:
-  explicit feature_value_detector(fv_config c) : c_(std::move(c)) {}
+  explicit feature_value_detector(fv_config c) : c_(std::move(c)), clock_(c_.variant, c_.strikes) {}
   void reset(const episode_context& e) override {
-    states_.assign(size_t(e.ranks), {});
-    strikes_.assign(size_t(e.ranks), strike_counter(c_.strikes));
-    step_ = -e.history, checksum_until_ = -1e300, checksum_started_ = -1e300;  // history steps count from -history
-    metrics_ = {{"strike_step", -1}, {"strike_rank", -1}, {"strike_value", k_nan}, {"strike_tensor", -1},
-                {"checksum_steps", 0}, {"checksum_rank", -1}, {"alarms", 0}, {"strikes", 0}};
+    units_.clear(), states_.clear();
+    strikes_.assign(size_t(e.ranks), rank_strikes(c_.variant, c_.strikes));
+    step_ = -e.history;  // history steps count from -history
+    clock_.reset(double(step_ - 1) * c_.seconds_per_step);
+    metrics_ = {{"event_step", k_nan}, {"event_rank", k_nan}, {"event_value", k_nan}, {"event_tensor", k_nan},
+                {"alarms", 0}, {"strikes", 0}, {"checksums", 0}, {"checksum_steps", 0}, {"checksum_rank", k_nan}};
   }
-  nlohmann::json needs() const override { return {{"gemms", c_.with_checksum}}; }
+  nlohmann::json needs() const override { return {{"gemms", c_.strikes.with_checksum}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
-    const int64_t k = step_++;  // the episode's step (negative: the history before it)
+    const int64_t k = step_++;
     const double now = double(k) * c_.seconds_per_step;
     verdict out;
     out.score = 0;
-    if (c_.with_checksum && now > checksum_started_ && now <= checksum_until_) run_checksum(views, k, out);
-    if (((k % c_.interval) + c_.interval) % c_.interval == 0)
-      for (size_t r = 0; r < views.size(); ++r) sample(view_cast<training_step>(*views[r], "training"), int(r), k, now, out);
+    const bool running = c_.strikes.with_checksum && clock_.running(now);
+    if (running) run_checksum(views, k, out);
+    for (size_t r = 0; r < views.size(); ++r) check_rank(view_cast<training_step>(*views[r], "training"), int(r), k, now, running, out);
+    if (c_.strikes.with_checksum && clock_.poll(now, strikes_)) metric("checksums") += 1;
     out.metrics = metrics_;
     return out;
   }
 
  private:
-  static constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
   double& metric(const char* name) {
     for (auto& [n, v] : metrics_)
       if (n == name) return v;
     throw std::logic_error(name);
   }
 
-  void sample(const training_step& s, int rank, int64_t k, double now, verdict& out) {
+  void check_rank(const training_step& s, int rank, int64_t k, double now, bool running, verdict& out) {
     const auto& L = *s.layout;
-    const int64_t n = int64_t(L.names.size()), slot = k / c_.interval - (k % c_.interval != 0 && k < 0);
-    int64_t t = ((slot % n) + n) % n;  // round-robin, continued through the history
-    if (c_.tensor == "all") t = -1;      // our variant: every parameter at once, one state
-    else if (c_.tensor != "round_robin") t = std::find(L.names.begin(), L.names.end(), c_.tensor) - L.names.begin();
-    if (t >= n) throw value_error("feature_value: tensor '" + c_.tensor + "' is no parameter of the model");
-    const int64_t begin = t < 0 ? 0 : L.offsets[size_t(t)];
-    const int64_t end = t < 0 || size_t(t) + 1 >= L.offsets.size() ? L.numel : L.offsets[size_t(t) + 1];
-    // v = max g^2 = (max |g|)^2, exact in fp64; a NaN anywhere makes v NaN, as a max over the tensor does.
-    float m = 0;
-    bool nan = false;
-    for (int64_t i = begin; i < end; ++i) {
-      const float a = std::fabs(s.grads[size_t(i)]);
-      nan |= a != a;
-      m = a > m ? a : m;
+    if (units_.empty()) units_ = watched(c_, L);
+    if (states_.size() < strikes_.size()) states_.assign(strikes_.size(), std::vector<feature_value_state>(units_.size(), feature_value_state(c_.fv)));
+    for (size_t u = units_.size(); u-- > 0;) {  // backward order: the last parameter's gradient is ready first
+      const int64_t t = units_[u];
+      const int64_t begin = t < 0 ? 0 : L.offsets[size_t(t)];
+      const int64_t end = t < 0 || size_t(t) + 1 >= L.offsets.size() ? L.numel : L.offsets[size_t(t) + 1];
+      const double v = max_square(std::span(s.grads).subspan(size_t(begin), size_t(end - begin)));
+      const feature_value_step st = states_[size_t(rank)][u].observe(v);
+      if (st.ignored) continue;
+      const double ratio = std::isnan(v) ? v : v / st.t1;
+      if (score_higher(ratio, out.score)) out.score = ratio;
+      if (!st.alarm) continue;
+      metric("alarms") += 1;
+      if (c_.flag_on_alarm && !out.flagged) out.flagged = true, out.rank = rank;
+      const alarm_result a = strikes_[size_t(rank)].alarm(now, running);
+      metric("strikes") += a.counted;
+      const bool reported = c_.variant == asd_variant::mindspore ? a.counted : a.struck_out;
+      if (!reported) continue;
+      if (std::isnan(metric("event_step")) && k >= 0)
+        metric("event_step") = double(k), metric("event_rank") = rank, metric("event_value") = v, metric("event_tensor") = double(t);
+      if (!c_.strikes.with_checksum && !c_.flag_on_alarm && !out.flagged) out.flagged = true, out.rank = rank;
     }
-    const double v = nan ? std::nan("") : double(m) * double(m);
-    auto it = states_[size_t(rank)].try_emplace(t, c_.fv).first;
-    const feature_value_step st = it->second.observe(v);
-    if (st.ignored) return;
-    const double ratio = std::isnan(v) ? v : v / st.t1;
-    if (std::isnan(ratio) || (!std::isnan(out.score) && ratio > out.score)) out.score = ratio;
-    if (!st.alarm) return;
-    metric("alarms") += 1;
-    if (c_.flag_on_alarm && !out.flagged) out.flagged = true, out.rank = rank;
-    const strike_result sr = strikes_[size_t(rank)].alarm(now);
-    metric("strikes") += sr.counted;
-    if (!sr.struck_out) return;
-    if (metric("strike_step") < 0 && k >= 0)
-      metric("strike_step") = double(k), metric("strike_rank") = rank, metric("strike_value") = v, metric("strike_tensor") = double(t);
-    if (!c_.with_checksum) {
-      if (!out.flagged) out.flagged = true, out.rank = rank;
-      return;
-    }
-    if (c_.flag_on_alarm) return;  // (refused at construction: the CheckSum is what a strike-out starts)
-    if (now - checksum_started_ >= c_.checksum_cooldown && now > checksum_until_)
-      checksum_started_ = now, checksum_until_ = now + c_.strikes.cooldown;
   }
 
   void run_checksum(const std::vector<const step_view*>& views, int64_t, verdict& out) {
@@ -122,64 +136,66 @@ class feature_value_detector final : public episode_detector {
     double worst = 0;
     for (size_t r = 0; r < views.size(); ++r) {
       for (const auto& g : view_cast<training_step>(*views[r], "training").gemms) {
-        if (!g.bf16) continue;  // the originals check bf16 MatMuls only
-        const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, c_.variant);
-        if (c.failed && (!out.flagged || c.worst_ratio > worst)) out.flagged = true, out.rank = int(r), worst = c.worst_ratio;
+        if (!g.bf16) continue;  // both originals check bf16 MatMuls only
+        const auto v = c_.variant == asd_variant::mindspore ? checksum_variant::mindspore : checksum_variant::torch_npu;
+        const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, v);
+        if (c.failed && (!out.flagged || score_higher(c.worst_ratio, worst))) out.flagged = true, out.rank = int(r), worst = c.worst_ratio;
       }
     }
-    if (out.flagged && metric("checksum_rank") < 0) metric("checksum_rank") = out.rank;
+    if (out.flagged && std::isnan(metric("checksum_rank"))) metric("checksum_rank") = out.rank;
   }
 
   fv_config c_;
-  std::vector<std::map<int64_t, feature_value_state>> states_;  // per rank, per sampled tensor
-  std::vector<strike_counter> strikes_;
+  checksum_clock clock_;
+  std::vector<int64_t> units_;
+  std::vector<std::vector<feature_value_state>> states_;  // per rank, per watched parameter
+  std::vector<rank_strikes> strikes_;
   int64_t step_ = 0;
-  double checksum_until_ = -1e300, checksum_started_ = -1e300;
   std::vector<std::pair<std::string, double>> metrics_;
 };
 
 fv_config parse_config(const detector_params& p) {
   fv_config c;
+  c.variant = parse_asd_variant(p.choice("variant"));
   c.fv.upper_thresh1 = p.number("upper_thresh1"), c.fv.upper_thresh2 = p.number("upper_thresh2");
   c.strikes.cooldown = p.number("cooldown") * 60, c.strikes.strikes_window = p.number("strikes_window") * 60;
   c.strikes.strikes_num = p.integer("strikes_num");
+  c.strikes.checksum_cooldown = p.number("checksum_cooldown") * 60;
+  c.strikes.poll = p.number("poll_seconds");
+  c.strikes.with_checksum = p.boolean("with_checksum");
   c.interval = p.integer("grad_sample_interval");
   c.tensor = p.json().at("tensor").get<std::string>();
   c.seconds_per_step = p.number("seconds_per_step");
-  c.checksum_cooldown = p.number("checksum_cooldown") * 60;
-  c.with_checksum = p.boolean("with_checksum");
-  c.variant = p.choice("variant") == "torch_npu" ? checksum_variant::torch_npu : checksum_variant::mindspore;
   c.flag_on_alarm = p.choice("flag_on") == "alarm";
-  if (c.flag_on_alarm && c.with_checksum)
-    throw value_error("feature_value: flag_on = alarm scores the check itself; with_checksum needs flag_on = strike_out");
+  if (c.flag_on_alarm && c.strikes.with_checksum)
+    throw value_error("feature_value: flag_on = alarm scores the check itself; with_checksum needs flag_on = original");
   for (const std::string& why : {c.fv.invalid(), c.strikes.invalid()})
     if (!why.empty()) throw value_error("feature_value: " + why);
-  if (c.interval < 1) throw value_error(fmt::format("feature_value: grad_sample_interval: expected an integer >= 1; got {}", c.interval));
+  if (c.interval < 0) throw value_error(fmt::format("feature_value: grad_sample_interval: expected an integer >= 1, or 0 for the variant's default; got {}", c.interval));
   if (!(c.seconds_per_step > 0) || !std::isfinite(c.seconds_per_step))
     throw value_error(fmt::format("feature_value: seconds_per_step: expected a finite number > 0; got {}", c.seconds_per_step));
-  if (!(c.checksum_cooldown >= 0) || !std::isfinite(c.checksum_cooldown))
-    throw value_error(fmt::format("feature_value: checksum_cooldown: expected a finite number >= 0; got {}", c.checksum_cooldown));
   return c;
 }
 
 using T = param_spec::type;
 SDCBENCH_REGISTER_DETECTOR({"training", "feature_value",
-                            "003: max g^2 of a sampled gradient before the all-reduce against EMA thresholds, strikes on a "
-                            "simulated clock, optionally the bf16 matmul CheckSum on every rank after a strike-out",
-                            {{"upper_thresh1", T::number, 1e6, "alpha_1: the alarm threshold over the average", {}},
+                            "003: max g^2 of every N-th parameter's gradient before the all-reduce against EMA thresholds, "
+                            "strikes on a simulated clock, optionally the bf16 matmul CheckSum on every rank",
+                            {{"variant", T::choice, "mindspore", "whose code: mindspore (003's MS_NPU_ASD_CONFIG) or torch_npu (NPU_ASD_CONFIG)",
+                              {"mindspore", "torch_npu"}},
+                             {"upper_thresh1", T::number, 1e6, "alpha_1: the alarm threshold over the average", {}},
                              {"upper_thresh2", T::number, 100.0, "alpha_2: values above it stay out of the average", {}},
-                             {"grad_sample_interval", T::integer, 10, "steps between samples", {}},
-                             {"tensor", T::text, "round_robin", "round_robin over the parameters (the originals), one parameter's name, or all (every parameter at once: not in the originals)", {}},
+                             {"grad_sample_interval", T::integer, 0, "watch every N-th parameter; 0: the variant's default (mindspore 10, torch_npu 3)", {}},
+                             {"tensor", T::text, "sampled", "sampled (the originals), one parameter's name, or all (every parameter at once, one state: not in the originals)", {}},
                              {"cooldown", T::number, 5.0, "minutes between counted alarms; the CheckSum's run time", {}},
-                             {"strikes_num", T::integer, 3, "counted alarms that strike out", {}},
+                             {"strikes_num", T::integer, 3, "strikes that start the CheckSum (torch_npu: that strike out)", {}},
                              {"strikes_window", T::number, 480.0, "minutes the strikes must fall within", {}},
                              {"checksum_cooldown", T::number, 180.0, "minutes before another CheckSum may start", {}},
-                             {"with_checksum", T::boolean, false, "a strike-out starts the CheckSum, which blames the rank", {}},
-                             {"variant", T::choice, "mindspore", "CheckSum bound: mindspore (as is) or torch_npu (x5, recompute)",
-                              {"mindspore", "torch_npu"}},
+                             {"poll_seconds", T::number, 10.0, "seconds between the originals' polling-thread passes", {}},
+                             {"with_checksum", T::boolean, false, "a strike-out starts the CheckSum on every rank, which blames the rank", {}},
                              {"seconds_per_step", T::number, 1.0, "the simulated clock: seconds a training step takes", {}},
-                             {"flag_on", T::choice, "strike_out", "strike_out (the originals' action) or alarm (the check alone)",
-                              {"strike_out", "alarm"}}},
+                             {"flag_on", T::choice, "original", "original (what the variant reports) or alarm (the check alone)",
+                              {"original", "alarm"}}},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               throw std::logic_error("feature_value sees every rank at once: use make_episode");
                             },

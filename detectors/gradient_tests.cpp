@@ -4,7 +4,8 @@
 // A's comparisons). Each flags a non-finite value outright.
 //   folding_w1  Algorithm 1: folding test; if multimodal (Phi < 1, and p-value
 //               < alpha when alpha < 1), W1 between the two sides of the pivot;
-//               SDC iff W1 > tau (default 3). Score = W1 / tau (0 when unimodal).
+//               SDC iff W1 > tau (default 3). Score = W1 / tau (0 when unimodal);
+//               metric w1 NaN (written null: not computed) when unimodal.
 //   folding     the folding test alone: SDC iff multimodal. Score = 1 / Phi.
 //   w1          the Wasserstein step alone, pivot = the median. Score = W1 / tau.
 //   robust_z    (max V - median V) / (1.4826 MAD) > z: the outlier check many
@@ -62,10 +63,10 @@ class folding_w1 final : public gradient_detector {
       out.score = f.phi > 0 ? 1 / f.phi : k_inf;
       return out;
     }
-    const double w = multimodal ? stats::pivot_split_w1(v, f.pivot) : 0.0;
+    const double w = multimodal ? stats::pivot_split_w1(v, f.pivot) : std::nan("");
     out.metrics.emplace_back("w1", w);
     out.flagged = multimodal && w > tau_;
-    out.score = w / tau_;
+    out.score = multimodal ? w / tau_ : 0.0;
     return out;
   }
 

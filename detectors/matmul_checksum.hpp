@@ -1,16 +1,24 @@
-// 003's CheckSum of a matmul C = A B, as torch_npu's `matmul_checksum` and
-// MindSpore's silent_detect compute it (003_dc12117c3d941011.txt: "CheckSum
-// verifies the calculation results of the MatMul operator of bfloat16 data
-// type"): per row i, in fp32,
-//   c_sum_i = sum_j C_ij,  c1_i = sum_k A_ik (sum_j B_kj),
-//   error_i = |c_sum_i - c1_i|,
-//   bound_i = mean_j|C_ij| 2^-8 n, or max_j|C_ij| 2^-8 sqrt(n) when every row
-//             is spiky (min_i max|C_i.| / mean|C_i.| > 5),
-// and the GEMM fails iff error_i - factor * bound_i > 1e-20 for some row. As in
-// the originals a NaN in C makes error NaN and does not fail the comparison.
-// The torch_npu variant multiplies the bound by 5 and, before blaming, checks a
-// recomputed product (ours: a plain fp32 triple loop rounded to C's format):
-// a failure the clean product shares is the bound's, not a fault's.
+// 003's CheckSum of a bf16 matmul C = A B, as each original computes it
+// (003_dc12117c3d941011.txt: "CheckSum verifies the calculation results of the
+// MatMul operator of bfloat16 data type"). Common to both, per row i:
+//   c_sum_i = sum_j C_ij and c1_i = A_i (B e), in fp32; error_i = |c_sum_i - c1_i|;
+//   |C|, its row max and row mean in C's dtype (bf16: rounded), ratio_i =
+//   max_i / mean_i in C's dtype, and a NaN ratio makes the min over rows NaN;
+//   bound_i = max_i 2^-8 sqrt(n) when every row is spiky, else mean_i 2^-8 n.
+// mindspore (ccsrc/tools/silent_detect/checksum/checksum_kernel.cc,
+//   CheckSumKernel::CalculateErrorTotal and LaunchKernelAsync; checksum.cc
+//   CheckSumViaCallback): spiky iff min ratio >= 5; the bound is one multiply
+//   in C's dtype by the fp32 scalar sqrt(n)/256 or n/256; the GEMM fails iff
+//   NOT (max_i (error_i - bound_i) < 1e-20): a NaN anywhere fails it.
+// torch_npu (torch_npu/asd/checksum.py, _matmul_checksum): spiky iff min ratio
+//   > 5; the bound is (max_i 2^-8) sqrt(n) (or (mean_i 2^-8) n), each product
+//   in C's dtype; a row is flagged iff error_i - 5 bound_i > 5e-20 (a NaN row
+//   is not); if one is, C is recomputed and the GEMM fails iff some row's mean
+//   |C| differs from the recomputed one's (NaN != NaN). Ours recomputes with the
+//   training GEMMs' kernel (sequential fp32, rounded once), so a transient
+//   fault's product comes back clean. The original also writes the recomputed
+//   product into C, repairing the training run; ours only observes (a detector
+//   must not change the run the other detectors are scored on).
 #pragma once
 #include <cstdint>
 
@@ -21,22 +29,18 @@ struct matmul_operands {
   const float* a = nullptr;  // m x k
   const float* b = nullptr;  // k x n
   const float* c = nullptr;  // m x n
-  bool bf16 = false;         // C is held in bf16 (the recompute rounds to it)
+  bool bf16 = false;         // C is held in bf16 (intermediates and the recompute round to it)
 };
 
 struct checksum_result {
   bool failed = false;
-  int64_t worst_row = -1;
-  double worst_ratio = 0;  // max_i error_i / (factor bound_i)
-  bool recomputed = false, recompute_failed = false;
+  int64_t worst_row = -1;  // the row with the largest error_i / bound_i (NaN rows first)
+  double worst_ratio = 0;  // its error_i / (factor bound_i); factor 5 for torch_npu
+  bool rows_flagged = false;  // torch_npu: the check flagged a row (so C was recomputed)
 };
 
 enum class checksum_variant { mindspore, torch_npu };
 
-// The check alone, with the bound multiplied by `factor`.
-checksum_result matmul_checksum_rows(const matmul_operands& g, double factor);
-// The originals' decision: MindSpore: the check; torch_npu: x5 bound, and a
-// failure stands only if the recomputed product passes.
 checksum_result matmul_checksum(const matmul_operands& g, checksum_variant v);
 
 }  // namespace sdc

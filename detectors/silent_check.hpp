@@ -1,29 +1,36 @@
-// The Ascend silent check of 003_dc12117c3d941011.txt as the public torch_npu
-// (`asd`) and MindSpore (`silent_detect`) code computes it, torch-free, one
-// value at a time, so the training detectors (feature_value.cpp, npu_asd.cpp),
-// `sdcbench stat feature_value` and the tests share one implementation.
+// The Ascend silent checks of 003_dc12117c3d941011.txt as the public originals
+// compute them, torch-free, one value at a time, so the training detectors
+// (feature_value.cpp, npu_asd.cpp), `sdcbench stat feature_value|npu_asd` and
+// the tests share one implementation. The strike bookkeeping is in
+// strike_policy.hpp.
 //
-// feature_value_state (the combined scheme, MS_NPU_ASD_CONFIG):
-//   v = 0 is ignored (nothing changes); NaN/Inf is an alarm;
-//   warm-up (fewer than `warmup` values in the average, or avg = 0): T_1 = T_2 = v,
-//     so only NaN/Inf can alarm and every finite v enters the average;
-//   after: T_k = avg * alpha_k / (1 - beta^nz), alpha_1 = upper_thresh1 (1e6),
-//     alpha_2 = upper_thresh2 (100);
-//   alarm iff v > T_1 and |v - pre| > T_1; else if v <= T_2: nz += 1,
-//     avg = beta avg + (1 - beta) v (values in (T_2, T_1] stay out of the average);
-//   pre = v after every value, alarms included.
-// strike_counter: an alarm counts only if `cooldown` seconds passed since the
-//   last counted one; `strikes_num` counted alarms within `strikes_window`
-//   seconds strike out (the counted alarms are then cleared). The originals
-//   count minutes of wall time; sdcbench runs a simulated clock.
-// silent_check_v1 (torch_npu's NPU_ASD_ENABLE=1, aclnnSilentCheck): state
-//   [pre, min, max] and a count; level-1 alarm iff v is NaN/Inf, v > thresh_l1
-//   (1e6), or, once `min_steps` (7) values were seen, the jump |v - pre| / pre >
-//   coeff_l1 (1e5); level 2 likewise with thresh_l2 (1e4) and coeff_l2 (5e3).
-//   The jump's exact form is not public; METHODOLOGY.md says why we read it so.
+// feature_value_state (MS_NPU_ASD_CONFIG / NPU_ASD_CONFIG): torch_npu
+//   torch_npu/asd/asd.py, _MatmulSilentCheck._silent_check and _async_detect;
+//   MindSpore ccsrc/tools/silent_detect/silent_detector.cc,
+//   SilentDetector::CheckValue and CheckValueWithCoolDown. The two agree:
+//   v = 0: not judged, nothing averaged; NaN/Inf: an alarm;
+//   thresholds T_k = avg alpha_k / (1 - 0.99^nz) once nz >= 10 and avg != 0,
+//     else T_1 = T_2 = v (warm-up: only NaN/Inf can alarm);
+//   alarm iff v > T_1 and |v - pre| > T_1; otherwise v <= T_2 enters the
+//     average (nz += 1, avg = 0.99 avg + 0.01 v);
+//   pre = v and count += 1 after every value, zeros and alarms included.
+//
+// silent_check_v3_state (NPU_ASD_ENABLE on CANN's SilentCheckV3, the kernel
+//   behind aclnnSilentCheckV2): hicann/ops-math
+//   math/silent_check_v2/docs/aclnnSilentCheckV2.md for the rule; MindSpore
+//   kernel/ascend/availability/silent_check/ascend_silent_check.cc
+//   (SilentChecker::RegisterCheck, ExecuteCheck) for its state: v = max g^2,
+//   avg copied from the first value, step from 0. The device kernel is not
+//   public; our reading (METHODOLOGY.md says why):
+//   bound = avg at step 0, avg / (1 - beta1^step) after (the docs' "Markov
+//   inequality threshold (avgRef/(1-beta1)^stepRef)", read as the
+//   bias-corrected average, as the feature-value code divides by 1 - 0.99^nz);
+//   level 1 iff v is NaN/Inf or v > bound c_thresh_l1; else level 2 iff
+//   v > bound c_thresh_l2; then (npuAsdDetect = 1, log only) avg = beta1 avg +
+//   (1 - beta1) v and step += 1 at every level. Arithmetic in fp32, as the
+//   state tensors of fp32 gradients.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <string>
 
 namespace sdc::silent {
@@ -36,11 +43,11 @@ struct feature_value_params {
 };
 
 // What one value did to the state (all after the update, except t1/t2 and
-// avg_before, which the value was judged against).
+// avg_before, which the value was judged against; t1/t2 NaN when not judged).
 struct feature_value_step {
-  double value = 0, avg_before = 0, t1 = 0, t2 = 0, avg = 0, pre = 0;
-  int64_t nz = 0;
-  bool ignored = false;   // v = 0
+  double value = 0, avg_before = 0, t1 = 0, t2 = 0, avg = 0, pre_before = 0, pre = 0;
+  int64_t nz = 0, count = 0;  // count: values seen before this one (torch_npu's "bp time")
+  bool ignored = false;   // v = 0: not judged
   bool warming = false;   // judged during warm-up
   bool alarm = false;
   bool accepted = false;  // entered the average
@@ -51,59 +58,36 @@ class feature_value_state {
   explicit feature_value_state(feature_value_params p = {}) : p_(p) {}
   feature_value_step observe(double v);
   double avg() const { return avg_; }
+  double pre() const { return pre_; }
   int64_t nz() const { return nz_; }
 
  private:
   feature_value_params p_;
   double avg_ = 0, pre_ = 0;
-  int64_t nz_ = 0;
+  int64_t nz_ = 0, count_ = 0;
 };
 
-struct strike_params {
-  double cooldown = 5 * 60;          // seconds (the originals: 5 minutes)
-  int64_t strikes_num = 3;
-  double strikes_window = 480 * 60;  // seconds (480 minutes)
+struct silent_check_v3_params {
+  double thresh_l1 = 1e6, thresh_l2 = 1e4, beta1 = 0.99;
   std::string invalid() const;
 };
 
-struct strike_result {
-  bool counted = false;    // past the cooldown: a strike
-  bool struck_out = false;
-  int64_t in_window = 0;   // counted alarms in the window, this one included
+struct silent_check_v3_step {
+  double value = 0, avg_before = 0, bound = 0, avg = 0;
+  int64_t step_before = 0;
+  int level = 0;  // 0 normal, 1 fault (ERROR), 2 warning
 };
 
-class strike_counter {
+class silent_check_v3_state {
  public:
-  explicit strike_counter(strike_params p = {}) : p_(p) {}
-  strike_result alarm(double now);
+  explicit silent_check_v3_state(silent_check_v3_params p = {}) : p_(p) {}
+  silent_check_v3_step observe(double v);
 
  private:
-  strike_params p_;
-  std::deque<double> counted_;
-  double last_counted_ = -1e300;
-};
-
-struct silent_check_v1_params {
-  double thresh_l1 = 1e6, coeff_l1 = 1e5, thresh_l2 = 1e4, coeff_l2 = 5e3;
-  int64_t min_steps = 7;
-  std::string invalid() const;
-};
-
-struct silent_check_v1_step {
-  double value = 0, pre = 0, min = 0, max = 0, jump = 0;
-  int64_t count = 0;
-  int level = 0;  // 0 normal, 1 or 2
-};
-
-class silent_check_v1_state {
- public:
-  explicit silent_check_v1_state(silent_check_v1_params p = {}) : p_(p) {}
-  silent_check_v1_step observe(double v);
-
- private:
-  silent_check_v1_params p_;
-  double pre_ = 0, min_ = 0, max_ = 0;
-  int64_t count_ = 0;
+  silent_check_v3_params p_;
+  bool first_ = true;
+  float avg_ = 0;
+  int64_t step_ = 0;
 };
 
 }  // namespace sdc::silent

@@ -2,6 +2,9 @@
 // all-reduce (workloads/training/training_view.hpp). per_rank() runs them on
 // every rank and blames the rank that fired.
 #pragma once
+#include <cmath>
+#include <span>
+
 #include "detectors/detector.hpp"
 #include "workloads/training/training_view.hpp"
 
@@ -12,5 +15,19 @@ class training_detector : public detector {
   virtual verdict check(const training_step& s) = 0;
   verdict observe(const step_view& v) override { return check(view_cast<training_step>(v, "training")); }
 };
+
+// 003's feature value of a gradient: max g^2 in fp32 (torch.pow(torch.norm(g,
+// inf), 2); MindSpore's Square then Max), NaN if any element is NaN; the square
+// overflows to Inf as the originals' does.
+inline double max_square(std::span<const float> g) {
+  float m = 0;
+  bool nan = false;
+  for (float x : g) {
+    const float a = std::fabs(x);
+    nan |= a != a;
+    m = a > m ? a : m;
+  }
+  return nan ? std::nan("") : double(m * m);
+}
 
 }  // namespace sdc

@@ -19,18 +19,19 @@ constexpr model_name k_plain[] = {
     {"flip_1to0", fault_model::kind::flip_1to0},   {"stuck_at_0", fault_model::kind::stuck_at_0},
     {"stuck_at_1", fault_model::kind::stuck_at_1}, {"random_value", fault_model::kind::random_value},
     {"set_max", fault_model::kind::set_max},       {"bitflip_designed", fault_model::kind::bitflip_designed},
+    {"exp_growth", fault_model::kind::exp_growth},
 };
 
 std::string expected_models() {
   return "bitflip, bitflip_random(K,FIELD), flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, "
-         "multiply(F), add(D), set_max, bitflip_designed";
+         "multiply(F), add(D), set_max, bitflip_designed, exp_growth";
 }
 
 }  // namespace
 
 std::vector<std::string> fault_model_names() {
   return {"bitflip", "bitflip_random(K,FIELD)", "flip_0to1", "flip_1to0", "stuck_at_0",
-          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max", "bitflip_designed"};
+          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max", "bitflip_designed", "exp_growth"};
 }
 
 std::string fault_model::text() const {
@@ -47,7 +48,7 @@ std::string fault_model::text() const {
 
 bool fault_model::uses_bit_axis() const {
   return k == kind::bitflip || k == kind::flip_0to1 || k == kind::flip_1to0 || k == kind::stuck_at_0 ||
-         k == kind::stuck_at_1;
+         k == kind::stuck_at_1 || k == kind::exp_growth;
 }
 
 fault_model parse_fault_model(std::string_view text) {
@@ -166,6 +167,11 @@ std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const
         if (!((old_bits >> b) & 1)) return old_bits | (1ull << b);
       return std::nullopt;  // exponent all ones: Inf or NaN already
     }
+    case fault_model::kind::exp_growth: {  // eq. 2: bit b of the exponent field weighs 2^(b - mant_bits)
+      double x = decode(f, old_bits);
+      for (int b : bits) x = std::ldexp(x, 1 << (b - f.mant_bits));
+      return encode(f, x);
+    }
     case fault_model::kind::set_max: {
       const double old = decode(f, old_bits);
       if (!f.is_float() && f.has_sign() && old < 0) return encode(f, -f.max_finite() - 1);
@@ -183,7 +189,14 @@ std::optional<std::vector<int>> resolve_fault_bits(const fault_model& m, const b
       *why = "fault model " + m.text() + " needs a bit";
       return std::nullopt;
     }
-    return bits.resolve(f, why);
+    auto r = bits.resolve(f, why);
+    if (r && m.k == fault_model::kind::exp_growth)
+      for (int b : *r)
+        if (!f.is_float() || b < f.mant_bits || b >= f.mant_bits + f.exp_bits) {
+          *why = fmt::format("exp_growth (000's eq. 2) takes exponent bits; bit {} of {} is not one", b, f.name);
+          return std::nullopt;
+        }
+    return r;
   }
   if (!bits.bits.empty()) {
     *why = "fault model " + m.text() + " takes no bit (use bit=none)";

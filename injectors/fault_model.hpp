@@ -11,6 +11,12 @@
 //   set_max            the largest finite magnitude, sign kept
 //   bitflip_designed   set the highest exponent bit that is 0 (003's `bitflip_designed`);
 //                      directed: an element whose exponent is all ones is resampled
+//   exp_growth         000's eq. 2 (000_60f7924e74842bcb.txt): x 2^(2^(n-i-1)) for the
+//                      exponent bit i (0 = the exponent's leading bit, n exponent bits) of
+//                      the `bit` axis, whatever the bit holds: what a 0->1 flip of that
+//                      bit adds to the exponent (bf16 exp1/exp2/exp3: x 2^128, 2^64,
+//                      2^32), rounded to the format (Inf past its range). The literal
+//                      XOR of eq. 1 is `bitflip`, which shrinks |x| < 2 at exp2, exp3
 // 003's `multiply_max` is multiply(F) at site max_abs (every element tied for
 // the largest |x|); its `bitflip` at bit_pos P counted from the MSB is our
 // bitflip at canonical bit (bits - 1 - P).
@@ -27,7 +33,7 @@
 namespace sdc {
 
 struct fault_model {
-  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max, bitflip_designed };
+  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max, bitflip_designed, exp_growth };
   kind k = kind::bitflip;
   double factor = 1;    // multiply: F; add: D
   int count = 1;        // bitflip_random

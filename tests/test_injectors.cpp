@@ -213,7 +213,7 @@ TEST(Injectors, StepSchedules) {
 
 TEST(Injectors, ParseModelsAndBitChoices) {
   for (const char* m : {"bitflip", "flip_0to1", "flip_1to0", "stuck_at_0", "stuck_at_1", "random_value", "set_max",
-                        "multiply(1000)", "bitflip_random(2,exp)", "bitflip_designed"})
+                        "multiply(1000)", "bitflip_random(2,exp)", "bitflip_designed", "exp_growth"})
     EXPECT_EQ(parse_fault_model(m).text(), m);
   EXPECT_THROW(parse_fault_model("multiply(x)"), std::exception);
   EXPECT_THROW(parse_fault_model("bitflip_random(0,exp)"), std::exception);
@@ -222,6 +222,35 @@ TEST(Injectors, ParseModelsAndBitChoices) {
   EXPECT_EQ(*c.resolve(bf16(), &why), (std::vector<int>{14, 13}));
   EXPECT_FALSE(parse_bit_choice("exp1+14").resolve(bf16(), &why)) << "the same bit twice";
   EXPECT_TRUE(parse_bit_choice("none").bits.empty());
+}
+
+// 000's eq. 2 (bff(x, i, n) = x 2^(2^(n-i-1))): growth by 2^128, 2^64, 2^32 for the
+// 1st, 2nd, 3rd exponent bit of bf16 whatever the bit holds, where eq. 1's XOR
+// (bitflip) of the 2nd or 3rd bit shrinks every |x| < 2.
+TEST(Injectors, ExpGrowthIsEquationTwoAndBitflipIsTheLiteralXor) {
+  rng g(1);
+  std::vector<float> v{0.5f, 0.5f, 0.5f, 1.5f, 0.5f};
+  const tensor_view tv{&bf16(), v.data(), 1, 5};
+  auto grow = [&](const char* bit, const char* at) {
+    std::string why, axis;
+    const auto bits = resolve_fault_bits(parse_fault_model("exp_growth"), parse_bit_choice(bit), bf16(), &why, &axis);
+    EXPECT_TRUE(bits) << why;
+    return inject(tv, {parse_fault_model("exp_growth"), *bits, parse_site_rule(at)}, g);
+  };
+  EXPECT_TRUE(grow("exp1", "at(0,0)").applied);
+  EXPECT_EQ(v[0], std::ldexp(0.5f, 128));
+  grow("exp2", "at(0,1)");
+  EXPECT_EQ(v[1], std::ldexp(0.5f, 64));
+  grow("exp3", "at(0,2)");
+  EXPECT_EQ(v[2], std::ldexp(0.5f, 32));
+  grow("exp1", "at(0,3)");
+  EXPECT_TRUE(std::isinf(v[3]));  // 1.5 2^128 is past bf16's range
+  const auto xor2 = inject(tv, {parse_fault_model("bitflip"), *parse_bit_choice("exp2").resolve(bf16(), nullptr), parse_site_rule("at(0,4)")}, g);
+  ASSERT_TRUE(xor2.applied);
+  EXPECT_EQ(v[4], std::ldexp(0.5f, -64));  // 0.5 = 2^-1 holds exp2 = 1: the XOR shrinks it
+  std::string why, axis;
+  EXPECT_FALSE(resolve_fault_bits(parse_fault_model("exp_growth"), parse_bit_choice("mant1"), bf16(), &why, &axis));
+  EXPECT_NE(why.find("exponent bits"), std::string::npos) << why;
 }
 
 // 003's modes: bitflip_designed sets the highest 0 exponent bit; multiply_max

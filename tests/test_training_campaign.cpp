@@ -1,6 +1,6 @@
 // Training-level detectors in campaigns, end to end through `sdcbench run`:
 // 003's demo scenario (the first strike on the faulty rank at the cycle's
-// first step, the CheckSum blind to a fault after the MatMul), a defective
+// first step; the two CheckSums on the NaN it spreads), a defective
 // rank named by the CheckSum, and cells identical on one and two threads with
 // stateful detectors warmed up on the history before the fork. Exact counts:
 // training cells are the same on every x86-64 CPU with AVX2 and FMA
@@ -24,7 +24,12 @@ double metric(const json& c, const std::string& name) { return c["metrics"].at(n
 
 std::string demo_suite() { return std::string(SDCBENCH_SOURCE_DIR) + "/suites/silent_check_demo.json"; }
 
-TEST(TrainingCampaign, DemoStrikesOnTheFaultyRankAtStepFiveAndTheCheckSumFindsNoMatMulError) {
+// The first strike is rank 2's at step 5 (cycle(0, 5)); the polling pass at 9 s
+// starts the CheckSum for steps 10 and 11. By then the all-reduce has spread
+// the fault's NaN to every rank: MindSpore's CheckSum fails on NaN
+// (checksum_kernel.cc: NOT max(error - bound) < 1e-20) and blames the first
+// rank, torch_npu's passes it (checksum.py compares per row).
+TEST(TrainingCampaign, DemoStrikesOnTheFaultyRankAtStepFiveAndTheCheckSumsDisagreeOnNaN) {
   const std::string dir = scratch_dir("demo");
   const auto r = run_cli("run " + demo_suite() + " --scale smoke --axis site=act:blocks.0.mlp.fc1 --axis fault=bitflip_designed --out " +
                          dir + "/r.json");
@@ -32,13 +37,17 @@ TEST(TrainingCampaign, DemoStrikesOnTheFaultyRankAtStepFiveAndTheCheckSumFindsNo
   const json j = read_json(dir + "/r.json");
   const json& strike = cell_of(j, "feature_value strike");
   EXPECT_EQ(strike["faulty"]["detected"], 4);
-  EXPECT_EQ(metric(strike, "faulty.strike_step.mean"), 5);  // cycle(0, 5): never at the start, first at step 5
-  EXPECT_EQ(metric(strike, "faulty.strike_rank.mean"), 2);  // every episode's first strike is rank 2's
+  EXPECT_EQ(metric(strike, "faulty.event_step.mean"), 5);
+  EXPECT_EQ(metric(strike, "faulty.event_rank.mean"), 2);
   EXPECT_EQ(strike["faulty"]["localization"]["right"], 4);
   const json& ms = cell_of(j, "feature_value+checksum (mindspore)");
-  EXPECT_EQ(ms["faulty"]["detected"], 0);                  // "Global CheckSum result is 0"
-  EXPECT_EQ(metric(ms, "faulty.checksum_steps.mean"), 6);  // steps 6..11 checked after the strike-out
-  EXPECT_EQ(metric(ms, "faulty.checksum_rank.max"), -1);
+  EXPECT_EQ(ms["faulty"]["detected"], 4);
+  EXPECT_EQ(metric(ms, "faulty.checksum_rank.max"), 0);  // NaN everywhere: the first rank, not rank 2
+  EXPECT_EQ(ms["faulty"]["localization"]["right"], 0);
+  const json& tn = cell_of(j, "feature_value+checksum (torch_npu)");
+  EXPECT_EQ(tn["faulty"]["detected"], 0);
+  EXPECT_EQ(metric(tn, "faulty.checksum_steps.mean"), 2);  // steps 10 and 11
+  EXPECT_EQ(metric(tn, "faulty.checksum_rank.nan"), 4);    // blamed no rank: null in every episode
   EXPECT_EQ(cell_of(j, "npu_asd (script 1)")["faulty"]["detected"], 4);
   for (const auto& c : j["cells"]) EXPECT_EQ(c["clean"]["flagged"], 0) << c["detector"]["label"];
 }
@@ -65,10 +74,14 @@ TEST(TrainingCampaign, StatefulDetectorsGiveTheSameCellsOnOneAndTwoThreads) {
   ASSERT_EQ(b.code, 0) << b.output;
   EXPECT_EQ(read_json(dir + "/a.json")["cells"], read_json(dir + "/b.json")["cells"]);
   const json j = read_json(dir + "/a.json");
-  // The check alone (flag_on alarm, every parameter) sees an exp1 flip of a gradient; the
-  // originals' strike policy (3 strikes 5 minutes apart) cannot strike out on one transient fault.
+  // The check alone (flag_on alarm, every parameter) sees an exp1 flip of a gradient.
+  // MindSpore's defaults watch every 10th parameter at every step and report a strike
+  // (the first alarm always is one): they see the flips that land in a watched one.
+  const int every = cell_of(j, "feature_value every parameter, alarm")["faulty"]["detected"];
+  const int defaults = cell_of(j, "feature_value defaults (003)")["faulty"]["detected"];
   EXPECT_EQ(cell_of(j, "feature_value all, alarm")["faulty"]["detected"], 4);
-  EXPECT_EQ(cell_of(j, "feature_value defaults (003)")["faulty"]["detected"], 0);
+  EXPECT_GT(defaults, 0);
+  EXPECT_LE(defaults, every);
   EXPECT_EQ(cell_of(j, "folding_w1 (000)")["faulty"]["localization"]["right"], 4);
 }
 

@@ -1,4 +1,4 @@
-// `sdcbench stat feature_value` and `sdcbench stat consistency` on hand-made
+// `sdcbench stat feature_value`, `stat npu_asd` and `stat consistency` on hand-made
 // training signals; bad files and options end with exit 2 naming what is wrong.
 #include <gtest/gtest.h>
 
@@ -13,25 +13,63 @@ namespace {
 
 using namespace sdc::testing;
 
-TEST(StatFeatureValue, PerStepStateAlarmsAndStrikeOut) {
+// 12 steady values, no gradient (0), then two far above T_1 two minutes apart, then
+// NaN a minute later: torch_npu's _abnormal_process strikes out at the second and,
+// reusing the struck latest one, again at the NaN; MindSpore's strict cooldown
+// (prev + cooldown < t) does not count the NaN.
+TEST(StatFeatureValue, AlarmsStrikesAndStrikeOutsPerVariant) {
   const std::string dir = scratch_dir("stat-fv");
-  // 12 steady values, then two far above T_1 a cooldown apart, then NaN.
   std::ofstream(dir + "/fv.txt") << "1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4 1e-4\n0\n500\n2e-4\n5000\nnan\n";
-  const auto r = run_cli("stat feature_value " + dir + "/fv.txt --param strikes_num=2 --param cooldown=1 --param seconds_per_step=60");
+  const std::string args = " --param strikes_num=2 --param cooldown=1 --param seconds_per_step=60";
+  auto r = run_cli("stat feature_value " + dir + "/fv.txt --variant torch_npu" + args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  using nlohmann::json;
+  EXPECT_EQ(j["alarms_at"], json::parse("[[13,0],[15,0],[16,0]]"));
+  EXPECT_EQ(j["strikes_at"], json::parse("[[13,0],[15,0],[16,0]]"));
+  EXPECT_EQ(j["strike_outs_at"], json::parse("[[15,0],[16,0]]"));
+  EXPECT_EQ(j["final"][0]["nz"], 13);  // the zero (no gradient) left the state alone
+  r = run_cli("stat feature_value " + dir + "/fv.txt" + args);  // mindspore
+  ASSERT_EQ(r.code, 0) << r.output;
+  j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["variant"], "mindspore");
+  EXPECT_EQ(j["alarms_at"], json::parse("[[13,0],[15,0],[16,0]]"));
+  EXPECT_EQ(j["strikes_at"], json::parse("[[13,0],[15,0]]"));
+  EXPECT_TRUE(j["strike_outs_at"].is_null());  // none without the CheckSum
+}
+
+// A 2-D file: steps x parameters, every grad_sample_interval-th column watched.
+TEST(StatFeatureValue, TwoDimensionalFilesWatchEveryNthParameter) {
+  const std::string dir = scratch_dir("stat-fv2");
+  std::vector<double> v(20 * 5, 1e-3);
+  v[15 * 5 + 1] = 1e6, v[17 * 5 + 2] = 1e6;  // a spike in column 1 (not watched) and in column 2
+  sdc::write_npy(dir + "/fv.npy", "<f8", {20, 5}, v.data(), v.size() * 8);
+  const auto r = run_cli("stat feature_value " + dir + "/fv.npy --param grad_sample_interval=2");
   ASSERT_EQ(r.code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  ASSERT_EQ(j["steps"].size(), 17u);
-  EXPECT_TRUE(j["steps"][9]["warming"].get<bool>());
-  EXPECT_FALSE(j["steps"][10]["warming"].get<bool>());
-  EXPECT_NEAR(j["steps"][11]["t1"].get<double>(), 100.0, 1e-9);  // avg / (1 - 0.99^nz) = 1e-4, times 1e6
-  EXPECT_TRUE(j["steps"][12]["ignored"].get<bool>());
-  EXPECT_TRUE(j["steps"][13]["alarm"].get<bool>());   // 500 > T_1 = 100, far from pre
-  EXPECT_TRUE(j["steps"][13]["strike"].get<bool>());
-  EXPECT_FALSE(j["steps"][14]["alarm"].get<bool>());
-  EXPECT_TRUE(j["steps"][15]["strike_out"].get<bool>());  // the second counted alarm, 2 minutes later
-  EXPECT_TRUE(j["steps"][16]["alarm"].get<bool>());  // NaN
-  EXPECT_EQ(j["alarms"], 3);
-  EXPECT_EQ(j["strike_outs"], nlohmann::json::array({15}));
+  EXPECT_EQ(j["watched"], nlohmann::json::parse("[0,2,4]"));
+  EXPECT_EQ(j["alarms_at"], nlohmann::json::parse("[[17,2]]"));
+  sdc::write_npy(dir + "/fv3.npy", "<f8", {5, 2, 10}, v.data(), v.size() * 8);
+  const auto bad = run_cli("stat feature_value " + dir + "/fv3.npy");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("fv3.npy: shape"), std::string::npos) << bad.output;
+  const auto flat = run_cli("stat npu_asd " + dir + "/fv.npy");
+  EXPECT_EQ(flat.code, 2);  // one watched tensor per step: a 2-D file is refused, never flattened
+  EXPECT_NE(flat.output.find("expected 1 dimension"), std::string::npos) << flat.output;
+}
+
+// SilentCheckV3 (aclnnSilentCheckV2.md): the first value is the average; bound
+// avg / (1 - 0.99^step) x 1e6 (fault) or x 1e4 (warning).
+TEST(StatNpuAsd, AlarmsAndWarnings) {
+  const std::string dir = scratch_dir("stat-asd");
+  std::ofstream(dir + "/v.txt") << "4 1e7 4 4 1e9 nan\n";
+  const auto r = run_cli("stat npu_asd " + dir + "/v.txt");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["warnings_at"], nlohmann::json::parse("[1]"));
+  EXPECT_EQ(j["alarms_at"], nlohmann::json::parse("[5]"));  // 1e9 is below the bound the 1e7 raised; NaN is a fault
+  EXPECT_EQ(run_cli("stat npu_asd " + dir + "/v.txt --variant torch_npu").code, 2);
+  EXPECT_EQ(run_cli("stat npu_asd " + dir + "/v.txt --param strikes_num=1").code, 2);
 }
 
 TEST(StatConsistency, MetricsAndTheFaultyRankStandsOut) {

@@ -22,17 +22,23 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - (q > 0 ? 1 : 0))];
 }
 
-// NAME.median/.mean/.max/.count of named per-episode values, prefixed by the episode kind.
+// NAME.median/.mean/.max over the episodes' numbers, NAME.count (episodes) and
+// NAME.nan (episodes whose value is NaN: not computed, e.g. no strike, or NaN
+// itself), prefixed by the episode kind. A NaN is counted, never dropped into a
+// max; an infinite value makes mean or max null.
 void summarize_named(const std::map<std::string, std::vector<double>> named[2], json& out) {
   for (int kind = 0; kind < 2; ++kind)
     for (const auto& [name, values] : named[kind]) {
       const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
       double sum = 0, mx = -INFINITY;
-      for (double x : values) sum += x, mx = std::max(mx, x);
+      int64_t numbers = 0;
+      for (double x : values)
+        if (!std::isnan(x)) sum += x, mx = x > mx ? x : mx, ++numbers;
       out[prefix + ".median"] = finite_or_null(quantile(values, 0.5));
-      out[prefix + ".mean"] = finite_or_null(values.empty() ? NAN : sum / double(values.size()));
-      out[prefix + ".max"] = finite_or_null(mx);
+      out[prefix + ".mean"] = finite_or_null(numbers ? sum / double(numbers) : NAN);
+      out[prefix + ".max"] = finite_or_null(numbers ? mx : NAN);
       out[prefix + ".count"] = double(values.size());
+      out[prefix + ".nan"] = double(int64_t(values.size()) - numbers);
     }
 }
 
@@ -80,6 +86,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     int64_t counts[k_outcome_count] = {}, band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
     int64_t clean_steps = 0, clean_flagged_steps = 0, early = 0;
     double det_s = 0, clean_score_max = -INFINITY;
+    int64_t clean_score_nan = 0;  // NaN scores (a detector that saw NaN) are counted, not dropped
     std::vector<double> faulty_scores, latencies;
     std::map<std::string, std::vector<double>> named[2], judged[2];
     for (int64_t t = 0; t < nf + nc; ++t) {
@@ -104,7 +111,8 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
       } else {
         cbits.set(size_t(t - nf), e.result == outcome::false_alarm);
         clean_steps += r.steps, clean_flagged_steps += e.flagged_steps;
-        if (!std::isnan(e.score)) clean_score_max = std::max(clean_score_max, e.score);
+        if (std::isnan(e.score)) ++clean_score_nan;
+        else clean_score_max = std::max(clean_score_max, e.score);
       }
     }
     const auto& det = s.detectors[d];
@@ -141,6 +149,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
       sig[significance_name(significance(b))] = {{"trials", band_n[b]}, {"detected", band_d[b]}};
     rec["by_significance"] = sig;
     json m = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
+              {"clean_score_nan", nc > 0 ? json(clean_score_nan) : json(nullptr)},
               {"faulty_score_median", finite_or_null(quantile(faulty_scores, 0.5))}};
     summarize_named(named, m);
     rec["metrics"] = m;

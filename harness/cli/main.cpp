@@ -14,6 +14,7 @@
 #include "harness/cli/report_command.hpp"
 #include "harness/cli/reproduce_command.hpp"
 #include "harness/cli/stat_command.hpp"
+#include "harness/cli/silent_stat_command.hpp"
 #include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
@@ -179,12 +180,16 @@ int main(int argc, char** argv) {
   sdc::stat_options stat_opt;
   auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
   stat->add_option("NAME", stat_name,
-                   "folding, w1, folding_w1, robust_z, dip, silverman, uu_test; feature_value (003: one value per step); "
+                   "folding, w1, folding_w1, robust_z, dip, silverman, uu_test; feature_value, npu_asd (003: max g^2 per step, "
+                   "feature_value also steps x parameters); "
                    "consistency (002: --losses, --grads)")->required();
   stat->add_option("FILE", stat_file, "values (e.g. log gradient norms; feature values)");
   std::vector<std::string> stat_params;
   std::string stat_losses, stat_grads;
-  auto* o_param = stat->add_option("--param", stat_params, "feature_value: K=V (upper_thresh1, upper_thresh2, cooldown, strikes_num, strikes_window, seconds_per_step)");
+  auto* o_param = stat->add_option("--param", stat_params, "feature_value: K=V (upper_thresh1, upper_thresh2, grad_sample_interval, cooldown, "
+                                   "strikes_num, strikes_window, seconds_per_step); npu_asd: thresh_l1, thresh_l2, beta1");
+  std::string stat_variant = "mindspore";
+  auto* o_variant = stat->add_option("--variant", stat_variant, "feature_value: mindspore (default) or torch_npu");
   auto* o_losses = stat->add_option("--losses", stat_losses, "consistency: one loss per rank (.npy or text)");
   auto* o_grads = stat->add_option("--grads", stat_grads, "consistency: ranks x P .npy of pre-all-reduce gradients");
   double stat_tau = 0, stat_alpha = 0;
@@ -316,7 +321,7 @@ int main(int argc, char** argv) {
     if (*train) throw sdc::input_error("train", tr.config_path, "a build with the training workload (SDCBENCH_ENABLE_TRAINING=ON)");
 #endif
     if (*stat && stat_name == "consistency") {
-      if (!stat_file.empty() || o_param->count() || o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
+      if (!stat_file.empty() || o_param->count() || o_variant->count() || o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
         throw sdc::input_error("stat consistency", "options", "takes --losses L and --grads G only");
       if (!o_losses->count() || !o_grads->count()) throw sdc::input_error("stat consistency", "options", "expected --losses L and --grads G");
       std::cout << sdc::run_consistency_stat(stat_losses, stat_grads).dump(1) << "\n";
@@ -325,19 +330,22 @@ int main(int argc, char** argv) {
     if (*stat && (o_losses->count() || o_grads->count()))
       throw sdc::input_error("stat " + stat_name, "--losses/--grads", "only `stat consistency` takes them");
     if (*stat && stat_file.empty()) throw sdc::input_error("stat " + stat_name, "FILE", "expected a file of values");
-    if (*stat && stat_name == "feature_value") {
+    if (*stat && o_variant->count() && stat_name != "feature_value")
+      throw sdc::input_error("stat " + stat_name, "--variant", "only `stat feature_value` takes it");
+    if (*stat && (stat_name == "feature_value" || stat_name == "npu_asd")) {
       if (o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
-        throw sdc::input_error("stat feature_value", "options", "takes --param K=V only");
+        throw sdc::input_error("stat " + stat_name, "options", "takes --param K=V (and feature_value --variant) only");
       std::map<std::string, std::string> kv;
       for (const auto& p : stat_params) {
         const auto eq = p.find('=');
         if (eq == std::string::npos || eq == 0) throw sdc::input_error("--param", p, "expected K=V");
-        kv[p.substr(0, eq)] = p.substr(eq + 1);
+        if (!kv.emplace(p.substr(0, eq), p.substr(eq + 1)).second) throw sdc::input_error("--param", p.substr(0, eq), "given twice");
       }
-      std::cout << sdc::run_feature_value_stat(stat_file, kv).dump(1) << "\n";
+      const auto j = stat_name == "npu_asd" ? sdc::run_npu_asd_stat(stat_file, kv) : sdc::run_feature_value_stat(stat_file, stat_variant, kv);
+      std::cout << j.dump(1) << "\n";
       return 0;
     }
-    if (*stat && o_param->count()) throw sdc::input_error("stat " + stat_name, "--param", "only `stat feature_value` takes it");
+    if (*stat && o_param->count()) throw sdc::input_error("stat " + stat_name, "--param", "only `stat feature_value` and `stat npu_asd` take it");
     if (*stat) {
       if (o_tau->count()) stat_opt.tau = stat_tau;
       if (o_alpha->count()) stat_opt.alpha = stat_alpha;

@@ -1,0 +1,136 @@
+#include "harness/cli/silent_stat_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "detectors/silent_check.hpp"
+#include "detectors/strike_policy.hpp"
+#include "harness/cli/stat_command.hpp"
+#include "harness/errors.hpp"
+#include "harness/io/npy.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+using params_t = std::map<std::string, std::string>;
+
+json num(double x) { return std::isfinite(x) ? json(x) : json(fmt::format("{}", x)); }  // "nan", "inf" spelled out
+
+void only(const params_t& p, std::initializer_list<const char*> known) {
+  std::string list;
+  for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+  for (const auto& [k, v] : p)
+    if (std::find_if(known.begin(), known.end(), [&](const char* x) { return k == x; }) == known.end())
+      throw input_error("--param", k, "expected one of " + list);
+}
+
+double param(const params_t& p, const std::string& k, double dflt) {
+  auto it = p.find(k);
+  if (it == p.end()) return dflt;
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || !std::isfinite(v)) throw input_error("--param", k + "=" + it->second, "expected a finite number");
+  return v;
+}
+
+int64_t integer(const params_t& p, const std::string& k, int64_t dflt, int64_t least) {
+  const double v = param(p, k, double(dflt));
+  if (v != std::floor(v) || v < double(least)) throw input_error("--param", k, fmt::format("expected an integer >= {}", least));
+  return int64_t(v);
+}
+
+// steps x columns, row-major; a 1-D file is one column.
+struct table {
+  int64_t rows = 0, cols = 1;
+  std::vector<double> v;
+};
+
+table read_table(const std::string& path, bool two_d_allowed) {
+  table t;
+  if (path.ends_with(".npy")) {
+    const npy_array a = read_npy(path);
+    if (a.shape.size() == 2 && !two_d_allowed) throw input_error(path, "shape", "expected 1 dimension (a value per step)");
+    if (a.shape.size() != 1 && a.shape.size() != 2)
+      throw input_error(path, "shape", fmt::format("expected 1 dimension (a value per step) or 2 (steps x parameters); got {}", a.shape.size()));
+    t.rows = a.shape[0], t.cols = a.shape.size() == 2 ? a.shape[1] : 1, t.v = a.values();
+  } else {
+    t.v = read_values(path), t.rows = int64_t(t.v.size());
+  }
+  if (t.rows < 1 || t.cols < 1) throw input_error(path, "values", "expected at least one step and one parameter");
+  return t;
+}
+
+}  // namespace
+
+json run_feature_value_stat(const std::string& path, const std::string& variant_text, const params_t& params) {
+  only(params, {"upper_thresh1", "upper_thresh2", "grad_sample_interval", "cooldown", "strikes_num", "strikes_window", "seconds_per_step"});
+  silent::asd_variant variant;
+  try {
+    variant = silent::parse_asd_variant(variant_text);
+  } catch (const value_error&) {
+    throw input_error("--variant", variant_text, "expected mindspore or torch_npu");
+  }
+  silent::feature_value_params fv;
+  fv.upper_thresh1 = param(params, "upper_thresh1", 1e6), fv.upper_thresh2 = param(params, "upper_thresh2", 100);
+  silent::strike_params sp;
+  sp.cooldown = param(params, "cooldown", 5) * 60, sp.strikes_window = param(params, "strikes_window", 480) * 60;
+  sp.strikes_num = integer(params, "strikes_num", 3, 1);
+  const int64_t interval = integer(params, "grad_sample_interval", variant == silent::asd_variant::mindspore ? 10 : 3, 1);
+  const double dt = param(params, "seconds_per_step", 1);
+  for (const std::string& why : {fv.invalid(), sp.invalid()})
+    if (!why.empty()) throw input_error("--param", why.substr(0, why.find(':')), why);
+  if (!(dt > 0)) throw input_error("--param", "seconds_per_step", "expected a number > 0");
+  const table t = read_table(path, true);
+  std::vector<int64_t> cols;
+  for (int64_t c = 0; c < t.cols; c += interval) cols.push_back(c);
+  std::vector<silent::feature_value_state> states(cols.size(), silent::feature_value_state(fv));
+  silent::rank_strikes strikes(variant, sp);
+  json alarms = json::array(), counted = json::array(), outs = json::array();
+  for (int64_t s = 0; s < t.rows; ++s)
+    for (size_t u = cols.size(); u-- > 0;) {  // backward order, as in training (feature_value.cpp)
+      const double v = t.v[size_t(s * t.cols + cols[u])];
+      if (v == 0) continue;  // no gradient: not checked
+      if (!states[u].observe(v).alarm) continue;
+      alarms.push_back({s, cols[u]});
+      const auto r = strikes.alarm(double(s) * dt, false);
+      if (r.counted) counted.push_back({s, cols[u]});
+      if (r.struck_out) outs.push_back({s, cols[u]});
+    }
+  json final = json::array();
+  for (size_t u = 0; u < cols.size(); ++u)
+    final.push_back({{"column", cols[u]}, {"avg", num(states[u].avg())}, {"nz", states[u].nz()}, {"pre", num(states[u].pre())}});
+  const bool ms = variant == silent::asd_variant::mindspore;
+  return {{"test", "feature_value"}, {"file", path}, {"variant", silent::asd_variant_name(variant)}, {"steps", t.rows},
+          {"parameters", t.cols}, {"watched", cols},
+          {"params", {{"upper_thresh1", fv.upper_thresh1}, {"upper_thresh2", fv.upper_thresh2}, {"grad_sample_interval", interval},
+                      {"cooldown_minutes", sp.cooldown / 60}, {"strikes_num", sp.strikes_num},
+                      {"strikes_window_minutes", sp.strikes_window / 60}, {"seconds_per_step", dt}}},
+          {"alarms_at", alarms}, {"strikes_at", counted}, {"strike_outs_at", ms ? json(nullptr) : outs}, {"final", final}};
+}
+
+json run_npu_asd_stat(const std::string& path, const params_t& params) {
+  only(params, {"thresh_l1", "thresh_l2", "beta1"});
+  silent::silent_check_v3_params p;
+  p.thresh_l1 = param(params, "thresh_l1", 1e6), p.thresh_l2 = param(params, "thresh_l2", 1e4), p.beta1 = param(params, "beta1", 0.99);
+  if (auto why = p.invalid(); !why.empty()) throw input_error("--param", why.substr(0, why.find(':')), why);
+  const table t = read_table(path, false);
+  silent::silent_check_v3_state s(p);
+  json alarms = json::array(), warnings = json::array();
+  for (int64_t i = 0; i < t.rows; ++i) {
+    const int level = s.observe(t.v[size_t(i)]).level;
+    if (level == 1) alarms.push_back(i);
+    if (level == 2) warnings.push_back(i);
+  }
+  return {{"test", "npu_asd"}, {"file", path}, {"steps", t.rows},
+          {"params", {{"thresh_l1", p.thresh_l1}, {"thresh_l2", p.thresh_l2}, {"beta1", p.beta1}}},
+          {"alarms_at", alarms}, {"warnings_at", warnings}};
+}
+
+}  // namespace sdc
