@@ -104,9 +104,20 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
     // preset) at least 6: below that has probability about 1 % at 85 %.
     if (c["axes"]["bit"] == "exp1")
       EXPECT_GE(c["faulty"]["detected"].get<int>(), c["axes"]["site"] == "grad:all" ? 8 : 6) << c["key"];
+    const auto& why = c["faulty"]["by_reason"];  // every detection is the test's own or a non-finite norm's
+    EXPECT_EQ(why["own"]["detected"].get<int>() + why["nonfinite"].get<int>(), c["faulty"]["detected"].get<int>()) << c["key"];
+    // eq. 1's XOR of exp3 shrinks every gradient element (all |g| < 2): nothing to see
+    if (c["axes"]["bit"] == "exp3" && c["axes"]["site"] == "grad:all" && c["axes"]["fault"] == "bitflip")
+      EXPECT_EQ(c["faulty"]["detected"], 0) << c["key"];
   }
   const json c002 = read_json(dir + "/consistency_002.json");
-  ASSERT_EQ(c002["recordings"].size(), 6u);  // 3 settings x 2 recorders
+  ASSERT_EQ(c002["recordings"].size(), 12u);  // 2 dropouts x 3 settings x 2 recorders
+  // The paired comparison: per dropout, every policy's mean and the three differences.
+  ASSERT_EQ(c002["comparisons"]["groups"].size(), 2u);
+  for (const auto& g : c002["comparisons"]["groups"]) {
+    EXPECT_EQ(g["units"], 3);  // one episode per fork at smoke scale
+    EXPECT_EQ(g["metrics"]["loss_std_p50"]["differences"].size(), 3u);
+  }
   for (const auto& rec : c002["recordings"])
     if (rec["recorder"]["name"] == "consistency_curve") {
       EXPECT_GT(rec["metrics"]["clean.cos_mean_p50.mean"].get<double>(), 0) << rec["key"];  // gradients share a direction

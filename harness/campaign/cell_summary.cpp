@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 
 #include "harness/scoring/proportions.hpp"
 
@@ -40,6 +41,36 @@ void summarize_named(const std::map<std::string, std::vector<double>> named[2], 
       out[prefix + ".count"] = double(values.size());
       out[prefix + ".nan"] = double(int64_t(values.size()) - numbers);
     }
+}
+
+// A verdict decided by a non-finite value says so with a metric nonfinite_norms > 0
+// (the sample tests of 000: gradient_tests.cpp nonfinite_verdict).
+bool decided_by_nonfinite(const std::vector<std::pair<std::string, double>>& metrics) {
+  for (const auto& [name, v] : metrics)
+    if (name == "nonfinite_norms" && v > 0) return true;
+  return false;
+}
+
+// A compared recorder's episode-level metrics (every metric but the per-step
+// series NAME_sNN), one value per trial in trial order, null where the episode
+// was skipped or the value is NaN: the units of harness/results/paired.hpp.
+json episode_values(const std::vector<episode_result>& results, int64_t nf, size_t k) {
+  static const std::regex series(".*_s[0-9]+");
+  json out = {{"faulty", json::object()}, {"clean", json::object()}};
+  for (int64_t t = 0; t < int64_t(results.size()); ++t) {
+    const auto& r = results[size_t(t)];
+    const bool faulty = t < nf;
+    const int64_t i = faulty ? t : t - nf;
+    if (r.skipped) continue;
+    for (const auto& [name, v] : r.recordings[k]) {
+      if (std::regex_match(name, series)) continue;
+      json& arr = out[faulty ? "faulty" : "clean"][name];
+      const int64_t n = faulty ? nf : int64_t(results.size()) - nf;
+      if (arr.is_null()) arr = json(std::vector<json>(size_t(n), nullptr));
+      arr[size_t(i)] = finite_or_null(v);
+    }
+  }
+  return out;
 }
 
 json head(const suite& /*s*/, const cell& c, const detector_choice& d, const char* role) {
@@ -84,7 +115,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
   for (size_t d = 0; d < s.detectors.size(); ++d) {
     outcome_bits fbits{size_t(nf)}, cbits{size_t(nc)};
     int64_t counts[k_outcome_count] = {}, band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
-    int64_t clean_steps = 0, clean_flagged_steps = 0, early = 0;
+    int64_t clean_steps = 0, clean_flagged_steps = 0, early = 0, hits_nonfinite = 0, alarms_nonfinite = 0;
     double det_s = 0, clean_score_max = -INFINITY;
     int64_t clean_score_nan = 0;  // NaN scores (a detector that saw NaN) are counted, not dropped
     std::vector<double> faulty_scores, latencies;
@@ -101,8 +132,10 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
       ++counts[int(e.result)];
       for (const auto& [name, v] : e.metrics) named[faulty][name].push_back(v);
       for (const auto& [name, v] : e.judged) judged[faulty][name].push_back(v);
+      const bool by_nonfinite = decided_by_nonfinite(e.metrics);
       if (faulty) {
         const bool hit = is_detection(e.result);
+        hits_nonfinite += hit && by_nonfinite;
         fbits.set(size_t(t), hit);
         band_n[int(r.truth.band)]++, band_d[int(r.truth.band)] += hit;
         faulty_scores.push_back(e.score);
@@ -110,6 +143,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
         early += e.early_flags;
       } else {
         cbits.set(size_t(t - nf), e.result == outcome::false_alarm);
+        alarms_nonfinite += e.result == outcome::false_alarm && by_nonfinite;
         clean_steps += r.steps, clean_flagged_steps += e.flagged_steps;
         if (std::isnan(e.score)) ++clean_score_nan;
         else clean_score_max = std::max(clean_score_max, e.score);
@@ -137,12 +171,15 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
                           {"p90", finite_or_null(quantile(latencies, 0.9))},
                           {"max", finite_or_null(latencies.empty() ? NAN : *std::max_element(latencies.begin(), latencies.end()))}};
     f["early_flags"] = early;
+    // Detections by reason: the test's own, and those decided by a non-finite value.
+    f["by_reason"] = {{"nonfinite", hits_nonfinite}, {"own", rate_block(detected - hits_nonfinite, applied, "detected")}};
     rec["faulty"] = f;
     const int64_t fa = counts[int(outcome::false_alarm)], pass = counts[int(outcome::clean_pass)];
     json cl = rate_block(fa, fa + pass, "flagged");
     cl["outcomes"] = cbits.hex();
     cl["outcome_counts"] = {{"false_alarm", fa}, {"clean_pass", pass}};
     cl["steps"] = rate_block(clean_flagged_steps, clean_steps, "flagged");
+    cl["by_reason"] = {{"nonfinite", alarms_nonfinite}};
     rec["clean"] = cl;
     json sig = json::object();
     for (int b = 0; b < k_significance_count; ++b)
@@ -178,6 +215,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     json m = json::object();
     summarize_named(named, m);
     rec["metrics"] = m;
+    if (!s.compare.is_null() && s.compare["recorder"] == s.recorders[k].label) rec["episodes"] = episode_values(results, nf, k);
     out.recordings.push_back(rec);
   }
   return out;

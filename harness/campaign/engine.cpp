@@ -57,7 +57,8 @@ json describe_run(const suite& s) {
           {"detectors", list(s.detectors)},
           {"recorders", list(s.recorders)},
           {"truth_metrics", s.wl->truth_metrics()},
-          {"reproduces", s.reproduces}};
+          {"reproduces", s.reproduces},
+          {"compare", s.compare}};
 }
 
 class progress_line {

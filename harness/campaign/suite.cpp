@@ -129,7 +129,7 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   const json j = parse_json_text(bytes, path);
   if (!j.is_object()) rd.fail("", "expected a JSON object at the top level; got " + type_name(j));
   rd.only_keys(j, "", {"schema", "name", "description", "workload", "reproduces", "axes", "detectors", "trials", "seed",
-                       "presets", "reference", "recorders"});
+                       "presets", "reference", "recorders", "compare"});
   if (rd.need_string(rd.need(j, "", "schema"), "/schema") != k_suite_schema)
     rd.fail("/schema", std::string("expected \"") + k_suite_schema + "\"; got " + j["schema"].dump());
   s.name = rd.need_string(rd.need(j, "", "name"), "/name");
@@ -318,6 +318,24 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   };
   read_choices("detectors", false);
   if (j.contains("recorders")) read_choices("recorders", true);
+
+  // Paired comparison across one axis (harness/results/paired.hpp).
+  if (j.contains("compare")) {
+    const auto& c = j["compare"];
+    if (!c.is_object()) rd.fail("/compare", "expected an object {axis, recorder, clusters?}");
+    rd.only_keys(c, "/compare", {"axis", "recorder", "clusters"});
+    const std::string axis = rd.need_string(rd.need(c, "/compare", "axis"), "/compare/axis");
+    if (!find_axis(axis)) rd.fail("/compare/axis", "expected an axis of workload " + s.wl->name() + "; got \"" + axis + "\"");
+    const std::string rec = rd.need_string(rd.need(c, "/compare", "recorder"), "/compare/recorder");
+    if (std::none_of(s.recorders.begin(), s.recorders.end(), [&](const detector_choice& d) { return d.label == rec; }))
+      rd.fail("/compare/recorder", "expected the label of one of /recorders; got \"" + rec + "\"");
+    s.compare = {{"axis", axis}, {"recorder", rec}, {"clusters", nullptr}};
+    if (c.contains("clusters")) {
+      const std::string cl = rd.need_string(c["clusters"], "/compare/clusters");
+      if (!find_axis(cl) || cl == axis) rd.fail("/compare/clusters", "expected another axis of workload " + s.wl->name() + " (its value: the number of clusters); got \"" + cl + "\"");
+      s.compare["clusters"] = cl;
+    }
+  }
 
   // Published numbers.
   if (j.contains("reference")) {

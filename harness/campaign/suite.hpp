@@ -26,6 +26,9 @@ struct suite {
   int64_t faulty_trials = 0, clean_trials = 0;
   uint64_t seed = 0;
   nlohmann::json references = nlohmann::json::array();  // [{where, published, note}]
+  // Paired comparison of a recorder's episode metrics across one axis, or null:
+  // {"axis": A, "recorder": LABEL, "clusters": AXIS or null} (harness/results/paired.hpp).
+  nlohmann::json compare;
   std::vector<std::string> axis_overrides;                 // as given on the command line
   std::map<std::string, std::string> axis_origin;          // axis -> JSON path its values came from
   std::string base_dir;

@@ -60,4 +60,44 @@ std::string recording_summary_table(const json& r) {
   return out;
 }
 
+std::string comparison_table(const json& r) {
+  if (!r.contains("comparisons")) return "";
+  const json& c = r["comparisons"];
+  auto est = [](const json& e) {
+    auto num = [](const json& x) { return x.is_number() ? fmt::format("{:.4g}", x.get<double>()) : std::string("-"); };
+    return num(e["mean"]) + " [" + num(e["ci95"][0]) + ", " + num(e["ci95"][1]) + "]";
+  };
+  std::string out;
+  for (const auto& g : c["groups"]) {
+    std::vector<std::string> other;  // the group's axes with more than one value in the suite
+    for (const auto& [a, v] : g["axes"].items())
+      if (r["suite"]["axes"].contains(a) && r["suite"]["axes"][a].size() > 1) other.push_back(a + "=" + v.get<std::string>());
+    text_table t;
+    t.head = {"metric"};
+    bool first = true;
+    for (const auto& [name, m] : g["metrics"].items()) {
+      std::vector<std::string> row = {name};
+      for (const auto& [v, e] : m["values"].items()) {
+        if (first) t.head.push_back(v);
+        row.push_back(est(e));
+      }
+      for (const auto& d : m["differences"]) {
+        if (first) t.head.push_back(d["a"].get<std::string>() + " - " + d["b"].get<std::string>());
+        const json& ci = d["ci95"];
+        const bool differ = ci[0].is_number() && ci[1].is_number() && (ci[0].get<double>() > 0 || ci[1].get<double>() < 0);
+        row.push_back(est(d) + (differ ? " differ" : ""));
+      }
+      first = false;
+      t.rows.push_back(row);
+    }
+    std::string label;
+    for (const auto& o : other) label += (label.empty() ? "" : ", ") + o;
+    out += fmt::format("\n{} by {} ({} episodes, {} units in {} clusters{}{}): mean [95 % interval], paired differences\n",
+                       c["recorder"].get<std::string>(), c["axis"].get<std::string>(), g["kind"].get<std::string>(),
+                       g["units"].get<int64_t>(), g["clusters"].get<int64_t>(), label.empty() ? "" : "; ", label) +
+           t.render();
+  }
+  return out;
+}
+
 }  // namespace sdc

@@ -10,4 +10,9 @@ namespace sdc {
 
 std::string recording_summary_table(const nlohmann::json& result);
 
+// The result set's paired comparisons (harness/results/paired.hpp): per group
+// and metric, each value's mean [95 % interval] and each difference's, with
+// "differ" where the difference's interval excludes 0. Empty without them.
+std::string comparison_table(const nlohmann::json& result);
+
 }  // namespace sdc

@@ -306,7 +306,7 @@ std::string show_table(const json& r) {
   if (skipped) out += fmt::format("{} rows skipped (reason shown)\n", skipped);
   if (r.contains("recordings") && !r["recordings"].empty())
     out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size()) +
-           recording_summary_table(r);
+           recording_summary_table(r) + comparison_table(r);
   if (su["reproduces"].is_object() && su["reproduces"].contains("pool_over")) {
     std::vector<std::string> pooled;
     for (const auto& p : su["reproduces"]["pool_over"]) pooled.push_back(p.get<std::string>());

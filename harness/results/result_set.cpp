@@ -1,5 +1,7 @@
 #include "harness/results/result_set.hpp"
 
+#include "harness/results/paired.hpp"
+
 #include <boost/version.hpp>
 #include <cblas.h>
 #include <dnnl.h>
@@ -140,6 +142,7 @@ json make_result_set(json suite_block, int shard_index, int shard_count, json ce
   j["cells"] = std::move(cells);
   j["recordings"] = std::move(recordings);
   j["timing"] = std::move(timing);
+  if (json c = paired_comparisons(j["suite"], j["recordings"]); !c.is_null()) j["comparisons"] = std::move(c);
   return j;
 }
 
@@ -279,6 +282,8 @@ json merge_result_sets(const std::vector<json>& shards, const std::vector<std::s
   out["cells"] = cells;
   if (first.contains("recordings")) out["recordings"] = recordings;
   out["timing"] = timing;
+  out.erase("comparisons");  // a shard's are over its cells only: recomputed over all of them
+  if (json c = paired_comparisons(out["suite"], out["recordings"]); !c.is_null()) out["comparisons"] = std::move(c);
   out["provenance"]["argv"] = argv;
   out["provenance"]["finished"] = now_iso8601();
   return out;

@@ -32,6 +32,7 @@ training_cell parse_training_cell(const cell& c) {
   g.rank = int(parse_integer_at_least(c.at("rank"), 0, "rank"));
   g.q = std::stod(c.at("gemm_q"));
   if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
+  g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
   return g;
 }
 
@@ -71,18 +72,23 @@ class history_recorder final : public step_observer {
   int ranks_;
 };
 
-std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64_t warmup, std::optional<seed_policy> policy) {
+// Fork k warms up from the pretrained start with the configuration's seed policy
+// and its seed mixed with k (fork 0: the configuration's seed), so forks are
+// independent runs; a cell's seed policy applies from the fork on (begin()),
+// so the policies of one fork share its checkpoint and history.
+std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64_t warmup, int64_t fork) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const fork_point>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  const std::string key = config_path + "#" + std::to_string(warmup) + "#" + (policy ? seed_policy_name(*policy) : "config");
+  const std::string key = config_path + "#" + std::to_string(warmup) + "#" + std::to_string(fork);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   auto f = std::make_shared<fork_point>();
   f->config = parse_train_config(read_json_file(config_path), config_path,
                                  std::filesystem::path(config_path).parent_path().string());
-  if (policy) f->config.dp.policy = *policy;
   f->data = load_train_data(f->config);
-  dp_trainer t(f->config.model, f->config.optim, f->config.dp, &f->data.train);
+  dp_config warm = f->config.dp;  // the data and the pretrained start stay the configuration's
+  if (fork > 0) warm.seed ^= uint64_t(fork) * 0xd1b54a32d192ed03ull;
+  dp_trainer t(f->config.model, f->config.optim, warm, &f->data.train);
   t.start_from(pretrained_start(f->config));
   history_recorder rec(*f, f->config.dp.ranks);
   for (int64_t s = 0; s < warmup; ++s) {
@@ -105,7 +111,7 @@ std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
   training_runner(const cell& c, uint64_t seed, bool record_gemms)
-      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, g_.policy)),
+      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
@@ -115,7 +121,9 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t begin(trial_kind kind, uint64_t trial) override {
     torch::set_num_threads(1);  // ATen's reductions depend on the thread count
     const uint64_t group = kind == trial_kind::faulty ? trial / uint64_t(g_.per_twin) : trial;
-    dp_ = fork_->config.dp;  // with the cell's seed policy
+    fork_ = fork_for(g_.config_path, g_.warmup, int64_t(group % uint64_t(g_.forks)));
+    dp_ = fork_->config.dp;
+    if (g_.policy) dp_.policy = *g_.policy;  // the cell's seed policy from the fork on
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);

@@ -23,7 +23,8 @@ struct training_cell {
   step_schedule when;
   int rank = 1;
   double q = 1e-3;
-  std::optional<seed_policy> policy;  // 002's setting; none: the configuration's
+  std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
+  int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks
 };
 
 // `v` as written in a suite, relative to the suite's folder `dir`.

@@ -52,8 +52,10 @@ class training_workload final : public workload {
            return fmt::format("{}", q);
          })},
         {"faults_per_twin", "faulty episodes that share their data and one clean twin run", {"4"}, integer("faults_per_twin", 1)},
-        {"seed_policy", "002's per-rank seeds: S1-1 (all one), S1-2 (rank 0 another), S1-3 (each its own), or config", {"config"},
+        {"seed_policy", "002's per-rank seeds from the fork on: S1-1 (all one), S1-2 (rank 0 another), S1-3 (each its own), or config", {"config"},
          simple([](const std::string& v) { return v == "config" ? v : std::string(seed_policy_name(parse_seed_policy(v))); })},
+        {"forks", "independent warm-ups (checkpoints) the episodes fork from: episode group g from fork g mod forks", {"1"},
+         integer("forks", 1)},
     };
   }
   std::string name() const override { return "training"; }
