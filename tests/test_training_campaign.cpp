@@ -7,6 +7,8 @@
 // (METHODOLOGY.md "Same bits on every CPU"; tests/test_same_bits.cpp).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "cli_runner.hpp"
 
 namespace {
@@ -118,6 +120,12 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
     EXPECT_EQ(g["units"], 3);  // one episode per fork at smoke scale
     EXPECT_EQ(g["metrics"]["loss_std_p50"]["differences"].size(), 3u);
   }
+  json edited = c002;  // validate recomputes the comparisons from the episodes
+  edited["comparisons"]["groups"][0]["metrics"]["loss_std_p50"]["differences"][0]["mean"] = 1.0;
+  std::ofstream(dir + "/edited.json") << edited.dump();
+  const auto bad = run_cli("validate " + dir + "/edited.json");
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("/comparisons"), std::string::npos) << bad.output;
   for (const auto& rec : c002["recordings"])
     if (rec["recorder"]["name"] == "consistency_curve") {
       EXPECT_GT(rec["metrics"]["clean.cos_mean_p50.mean"].get<double>(), 0) << rec["key"];  // gradients share a direction

@@ -80,6 +80,14 @@ void check_episode_arithmetic(const json& c, const std::string& at, std::vector<
       st["trials"].get<int64_t>() < cl["trials"].get<int64_t>())
     problems.push_back(at + "/clean/steps: flagged steps must lie between flagged episodes and steps");
   check_interval(st, at + "/clean/steps", "flagged");
+  if (f.contains("by_reason")) {
+    const auto& br = f["by_reason"];
+    check_interval(br["own"], at + "/faulty/by_reason/own", "detected");
+    if (br["own"]["detected"].get<int64_t>() + br["nonfinite"].get<int64_t>() != det || br["own"]["trials"] != f["trials"])
+      problems.push_back(at + "/faulty/by_reason: own and nonfinite detections do not add up to detected of trials");
+  }
+  if (cl.contains("by_reason") && cl["by_reason"]["nonfinite"].get<int64_t>() > cl["flagged"].get<int64_t>())
+    problems.push_back(at + "/clean/by_reason: more non-finite false alarms than false alarms");
 }
 
 }  // namespace
@@ -228,6 +236,10 @@ std::vector<std::string> validate_result_set(const json& j) {
       problems.push_back(at + "/by_significance: bands do not add up to the faulty trials and detections");
     if (v2) check_episode_arithmetic(c, at, problems, check_interval);
   }
+  // The paired comparisons follow from the recordings: recomputed, they must be equal.
+  if (j.contains("comparisons") &&
+      paired_comparisons(j["suite"], j["recordings"], j["comparisons"].value("resamples", 2000)) != j["comparisons"])
+    problems.push_back("/comparisons: not what the recordings' episodes give (harness/results/paired.hpp)");
   return problems;
 }
 

@@ -2,7 +2,9 @@
 // the runner, the clean twin and the ground truth.
 #include "workloads/training/training_episode.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -33,6 +35,7 @@ training_cell parse_training_cell(const cell& c) {
   g.q = std::stod(c.at("gemm_q"));
   if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
   g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
+  g.natural_runs = parse_integer_at_least(c.at("natural_runs"), 2, "natural_runs");
   return g;
 }
 
@@ -108,6 +111,66 @@ std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64
   return f;
 }
 
+// Natural variation (the harm reference): R clean runs from the fork under the
+// cell's seed policy that differ only in data order and the rank seeds (so,
+// with dropout, in dropout masks), over the horizon H; for each of their
+// R(R-1)/2 pairs the same divergences a faulty episode reports against its
+// twin. Cached per (fork, policy, H, R, suite seed); the runs' data groups are
+// their own (epochs from 2^40), so the reference does not depend on threads.
+struct natural_reference {
+  double param_p99 = 0, loss_p99 = 0;
+  int64_t pairs = 0;
+};
+
+double distance(const param_set& a, const param_set& b);
+
+// max that keeps a NaN (std::max drops it when it comes second).
+double nan_max(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
+
+// The q-quantile (nearest rank) of v.
+double nearest_rank(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - 1)];
+}
+
+std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const std::string& fork_key, const dp_config& dp,
+                                                     int64_t horizon, int64_t runs) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const natural_reference>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  const std::string key = fork_key + "#" + seed_policy_name(dp.policy) + "#" + std::to_string(horizon) + "#" +
+                          std::to_string(runs) + "#" + std::to_string(dp.seed);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  std::vector<param_set> params;
+  std::vector<double> losses;
+  for (int64_t r = 0; r < runs; ++r) {
+    dp_config d = dp;
+    d.epoch_offset = int64_t(1ull << 40) + r * 1000;
+    d.seed = dp.seed ^ (uint64_t(r + 1) * 0xa0761d6478bd642full);
+    dp_trainer t(f.config.model, f.config.optim, d, &f.data.train);
+    t.start_from(f.start);
+    double last = 0;
+    for (int64_t s = 0; s < horizon; ++s) {
+      const step_record rec = t.step();
+      last = 0;
+      for (double l : rec.loss) last += l / double(rec.loss.size());
+    }
+    params.push_back(t.replicas()[0].params.clone());
+    losses.push_back(last);
+  }
+  std::vector<double> dp_, dl;
+  for (int64_t i = 0; i < runs; ++i)
+    for (int64_t j = i + 1; j < runs; ++j) {
+      dp_.push_back(distance(params[size_t(i)], params[size_t(j)]));
+      dl.push_back(std::fabs(losses[size_t(i)] - losses[size_t(j)]) / std::fabs(losses[size_t(j)]));
+    }
+  auto ref = std::make_shared<natural_reference>();
+  ref->pairs = int64_t(dp_.size());
+  ref->param_p99 = nearest_rank(dp_, 0.99), ref->loss_p99 = nearest_rank(dl, 0.99);
+  cache[key] = ref;
+  return ref;
+}
+
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
   training_runner(const cell& c, uint64_t seed, bool record_gemms)
@@ -121,7 +184,8 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t begin(trial_kind kind, uint64_t trial) override {
     torch::set_num_threads(1);  // ATen's reductions depend on the thread count
     const uint64_t group = kind == trial_kind::faulty ? trial / uint64_t(g_.per_twin) : trial;
-    fork_ = fork_for(g_.config_path, g_.warmup, int64_t(group % uint64_t(g_.forks)));
+    fork_index_ = int64_t(group % uint64_t(g_.forks));
+    fork_ = fork_for(g_.config_path, g_.warmup, fork_index_);
     dp_ = fork_->config.dp;
     if (g_.policy) dp_.policy = *g_.policy;  // the cell's seed policy from the fork on
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
@@ -216,6 +280,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::unique_ptr<dp_trainer> trainer_;
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
+  int64_t fork_index_ = 0;
   bool record_gemms_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
@@ -258,8 +323,8 @@ episode_truth training_runner::truth() {
   double from_twin = 0, across = 0;
   bool identical = true, finite = true;
   for (const auto& r : reps) {
-    from_twin = std::max(from_twin, distance(r.params, twin_params_));
-    across = std::max(across, distance(r.params, reps[0].params));
+    from_twin = nan_max(from_twin, distance(r.params, twin_params_));
+    across = nan_max(across, distance(r.params, reps[0].params));
     for (size_t i = 0; i < r.params.tensors.size(); ++i) {
       identical &= torch::equal(r.params.tensors[i], twin_params_.tensors[i]);
       finite &= bool(torch::isfinite(r.params.tensors[i]).all().item<bool>());
@@ -269,16 +334,26 @@ episode_truth training_runner::truth() {
   const double last = losses_.back(), twin_last = twin_losses_.back();
   const double loss_rel = std::fabs(last - twin_last) / std::fabs(twin_last);
   identical &= losses_ == twin_losses_;
+  // The horizon: from the plan's first step to the episode's end.
+  int64_t first = 0;
+  while (first + 1 < g_.steps && !g_.when.fires(first)) ++first;
+  const int64_t horizon = g_.steps - first;
+  const auto natural = natural_for(*fork_, g_.config_path + "#" + std::to_string(g_.warmup) + "#" + std::to_string(fork_index_),
+                                   dp_, horizon, g_.natural_runs);
   t.metrics = {{"loss_delta_rel", finite ? loss_rel : std::numeric_limits<double>::infinity()},
                {"param_distance_twin", from_twin},
                {"replica_divergence", across},
-               {"nonfinite", finite ? 0.0 : 1.0}};
-  // masked: the run is bit-identical to its twin; large: NaN/Inf, the loss
-  // moved by more than 1 %, or the replicas drifted apart by more than 1e-3;
-  // small: changed, and absorbed.
-  t.band = identical ? significance::masked
-           : (!finite || !(loss_rel <= 0.01) || !(across <= 1e-3)) ? significance::large
-                                                                   : significance::small;
+               {"nonfinite", finite ? 0.0 : 1.0},
+               {"natural_param_p99", natural->param_p99},
+               {"natural_loss_p99", natural->loss_p99},
+               {"horizon_steps", double(horizon)}};
+  // masked: bit-identical to the twin; large (harmful): NaN/Inf, or the
+  // parameters' distance from the twin or the loss change above the 99th
+  // percentile of the same divergence between clean runs that differ only in
+  // data order and rank seeds (natural_for) over the same horizon;
+  // within_noise: changed, but no more than clean runs differ by themselves.
+  const bool harmful = !finite || !(from_twin <= natural->param_p99) || !(loss_rel <= natural->loss_p99);
+  t.band = identical ? significance::masked : harmful ? significance::large : significance::within_noise;
   return t;
 }
 

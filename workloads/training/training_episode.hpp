@@ -25,6 +25,7 @@ struct training_cell {
   double q = 1e-3;
   std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
   int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks
+  int64_t natural_runs = 16;          // clean runs whose pairwise divergences define harm
 };
 
 // `v` as written in a suite, relative to the suite's folder `dir`.

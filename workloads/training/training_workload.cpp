@@ -56,6 +56,8 @@ class training_workload final : public workload {
          simple([](const std::string& v) { return v == "config" ? v : std::string(seed_policy_name(parse_seed_policy(v))); })},
         {"forks", "independent warm-ups (checkpoints) the episodes fork from: episode group g from fork g mod forks", {"1"},
          integer("forks", 1)},
+        {"natural_runs", "clean runs from the fork, differing in data order and rank seeds, whose pairwise divergences "
+         "over the horizon define harm (its 99th percentile)", {"16"}, integer("natural_runs", 2)},
     };
   }
   std::string name() const override { return "training"; }
