@@ -255,14 +255,16 @@ std::string show_table(const json& r) {
     auto it = forms.find(c["detector"]["label"]);
     return it == forms.end() ? std::vector<std::string>{} : it->second;
   };
-  bool any_closed = false, any_located = false, multi_step = false;
+  bool any_closed = false, any_located = false, multi_step = false, any_nonfinite = false;
   for (const auto& c : r["cells"]) {
     if (!c["skipped"].is_null()) continue;
+    if (c["faulty"].contains("by_reason")) any_nonfinite |= c["faulty"]["by_reason"]["nonfinite"].get<int64_t>() > 0;
     any_closed |= !closed_form_column(c, forms_of(c)).empty();
     if (c["faulty"].contains("localization")) any_located |= c["faulty"]["localization"]["trials"].get<int64_t>() > 0;
     if (c["clean"].contains("steps")) multi_step |= c["clean"]["steps"]["trials"] != c["clean"]["trials"];
   }
   for (const char* h : {"detector", "detected (95% CI) n", "on large faults", "false alarms (95% CI) n"}) t.head.push_back(h);
+  if (any_nonfinite) t.head.push_back("own detections, not by NaN/Inf (95% CI) n");
   if (any_located) t.head.push_back("located right (95% CI) n");
   if (multi_step) t.head.push_back("latency p50/p90 (steps)"), t.head.push_back("false alarms per clean step");
   t.head.push_back("run time vs kernel*");
@@ -286,6 +288,7 @@ std::string show_table(const json& r) {
                       ? fmt::format("{}/{}", large["detected"].get<int64_t>(), large["trials"].get<int64_t>())
                       : "-");
     row.push_back(rate_ci(c["clean"], "flagged"));
+    if (any_nonfinite) row.push_back(c["faulty"].contains("by_reason") ? rate_ci(c["faulty"]["by_reason"]["own"], "detected") : "-");
     if (any_located) row.push_back(c["faulty"].contains("localization") ? rate_ci(c["faulty"]["localization"], "right") : "-");
     if (multi_step) {
       const auto& l = c["faulty"]["latency_steps"];
