@@ -333,6 +333,11 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
     if (c.contains("clusters")) {
       const std::string cl = rd.need_string(c["clusters"], "/compare/clusters");
       if (!find_axis(cl) || cl == axis) rd.fail("/compare/clusters", "expected another axis of workload " + s.wl->name() + " (its value: the number of clusters); got \"" + cl + "\"");
+      for (const auto& [name, vals] : s.axes)
+        if (name == cl)
+          for (const auto& v : vals)
+            if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v == "0")
+              rd.fail("/compare/clusters", "expected an axis whose values are integers >= 1 (the number of clusters); " + cl + " has \"" + v + "\"");
       s.compare["clusters"] = cl;
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/errors.hpp"
 #include "harness/io/digest.hpp"
 
 namespace sdc {
@@ -78,21 +79,21 @@ json compare_metric(const series& s, int64_t clusters, int resamples, uint64_t s
 }  // namespace
 
 json paired_comparisons(const json& suite_block, const json& recordings, int resamples) {
-  if (!suite_block.contains("compare") || suite_block["compare"].is_null()) return nullptr;
-  const json& cmp = suite_block["compare"];
-  const std::string axis = cmp["axis"], recorder = cmp["recorder"];
-  const json clusters_axis = cmp["clusters"];
-  const uint64_t seed = suite_block.value("seed", uint64_t(0));
+  if (!suite_block.contains("compare") || suite_block.at("compare").is_null()) return nullptr;
+  const json& cmp = suite_block.at("compare");
+  const std::string axis = cmp.at("axis").get<std::string>(), recorder = cmp.at("recorder").get<std::string>();
+  const json clusters_axis = cmp.at("clusters");
+  const uint64_t seed = suite_block.at("seed").get<uint64_t>();
   std::vector<std::string> order;
-  for (const auto& v : suite_block["axes"][axis]) order.push_back(v.get<std::string>());
+  for (const auto& v : suite_block.at("axes").at(axis)) order.push_back(v.get<std::string>());
   // group (the other axes) -> axis value -> its recording
   std::map<std::string, std::map<std::string, const json*>> groups;
   std::map<std::string, json> group_axes;
   for (const auto& r : recordings) {
-    if (r["recorder"]["label"] != recorder || !r.contains("episodes")) continue;
-    json rest = r["axes"];
+    if (r.at("recorder").at("label") != recorder || !r.contains("episodes")) continue;
+    json rest = r.at("axes");
     rest.erase(axis);
-    groups[rest.dump()][r["axes"][axis].get<std::string>()] = &r;
+    groups[rest.dump()][r.at("axes").at(axis).get<std::string>()] = &r;
     group_axes[rest.dump()] = rest;
   }
   json out = {{"axis", axis}, {"recorder", recorder}, {"clusters", clusters_axis}, {"resamples", resamples},
@@ -104,9 +105,15 @@ json paired_comparisons(const json& suite_block, const json& recordings, int res
       if (by_value.count(v)) base.values.push_back(v);
     if (base.values.size() < 2) continue;
     const json& rest = group_axes[key];
-    const int64_t C = clusters_axis.is_null() ? 1 : std::max<int64_t>(1, std::stoll(rest.at(clusters_axis.get<std::string>()).get<std::string>()));
+    int64_t C = 1;
+    if (!clusters_axis.is_null()) {
+      const std::string v = rest.at(clusters_axis.get<std::string>()).get<std::string>();
+      if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || v == "0")
+        throw input_error("/suite/compare/clusters", v, "expected an axis whose values are integers from 1 to 999999");
+      C = std::stoll(v);
+    }
     for (const char* kind : {"faulty", "clean"}) {
-      const json& first = (*by_value.at(base.values[0]))["episodes"][kind];
+      const json& first = by_value.at(base.values[0])->at("episodes").at(kind);
       json metrics = json::object();
       int64_t units = -1;
       for (auto it = first.begin(); it != first.end(); ++it) {
@@ -116,11 +123,11 @@ json paired_comparisons(const json& suite_block, const json& recordings, int res
         for (size_t t = 0; t < n; ++t) {
           bool all = true;
           for (const auto& v : s.values) {
-            const json& e = (*by_value.at(v))["episodes"][kind];
-            all &= e.contains(it.key()) && e[it.key()].size() == n && e[it.key()][t].is_number();
+            const json& e = by_value.at(v)->at("episodes").at(kind);
+            all &= e.contains(it.key()) && e.at(it.key()).is_array() && e.at(it.key()).size() == n && e.at(it.key()).at(t).is_number();
           }
           if (!all) continue;
-          for (size_t v = 0; v < s.values.size(); ++v) s.x[v].push_back((*by_value.at(s.values[v]))["episodes"][kind][it.key()][t].get<double>());
+          for (size_t v = 0; v < s.values.size(); ++v) s.x[v].push_back(by_value.at(s.values[v])->at("episodes").at(kind).at(it.key()).at(t).get<double>());
         }
         units = std::max<int64_t>(units, int64_t(s.x[0].size()));
         const uint64_t mseed = seed ^ std::stoull(sha256_hex(key + "|" + kind + "|" + it.key()).substr(0, 16), nullptr, 16);

@@ -237,9 +237,16 @@ std::vector<std::string> validate_result_set(const json& j) {
     if (v2) check_episode_arithmetic(c, at, problems, check_interval);
   }
   // The paired comparisons follow from the recordings: recomputed, they must be equal.
-  if (j.contains("comparisons") &&
-      paired_comparisons(j["suite"], j["recordings"], j["comparisons"].value("resamples", 2000)) != j["comparisons"])
-    problems.push_back("/comparisons: not what the recordings' episodes give (harness/results/paired.hpp)");
+  if (j.contains("comparisons")) {
+    try {
+      const int64_t resamples = j.at("comparisons").at("resamples").get<int64_t>();
+      if (resamples < 1 || resamples > 100000) throw input_error("/comparisons/resamples", std::to_string(resamples), "expected 1 to 100000");
+      if (paired_comparisons(j.at("suite"), j.at("recordings"), int(resamples)) != j["comparisons"])
+        problems.push_back("/comparisons: not what the recordings' episodes give (harness/results/paired.hpp)");
+    } catch (const std::exception& e) {
+      problems.push_back(std::string("/comparisons: cannot be recomputed from the suite and recordings: ") + e.what());
+    }
+  }
   return problems;
 }
 
