@@ -21,9 +21,11 @@ json num(double x) { return std::isfinite(x) ? json(x) : json(fmt::format("{}", 
 void only(const params_t& p, std::initializer_list<const char*> known) {
   std::string list;
   for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-  for (const auto& [k, v] : p)
+  for (const auto& kv : p) {
+    const std::string& k = kv.first;
     if (std::find_if(known.begin(), known.end(), [&](const char* x) { return k == x; }) == known.end())
       throw input_error("--param", k, "expected one of " + list);
+  }
 }
 
 double param(const params_t& p, const std::string& k, double dflt) {
