@@ -82,6 +82,7 @@ class checksum_clock {
   // true if a CheckSum started (it covers the steps in (start, start + cooldown]).
   bool poll(double t, std::vector<rank_strikes>& ranks);
   bool running(double t) const { return t > start_ && t <= end_; }
+  double started_at() const { return start_; }  // the latest CheckSum's start (-1e300: none yet)
 
  private:
   asd_variant v_;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "harness/campaign/engine.hpp"
+#include "harness/cli/demo003_command.hpp"
 #include "harness/cli/report_command.hpp"
 #include "harness/cli/reproduce_command.hpp"
 #include "harness/cli/stat_command.hpp"
@@ -213,6 +214,17 @@ int main(int argc, char** argv) {
   train->add_option("--out", tr.out, "records file (sdcbench.train/1 JSON)");
   train->add_flag("--quiet", tr.quiet, "no per-step lines");
 
+  sdc::demo003_options demo;
+  demo.argv = args;
+  auto* demo003 = app.add_subcommand("demo003", "003's two demo scripts as written (silent_check.py, silent_detect.py): our log lines beside the paper's");
+  demo003->add_option("SCRIPT", demo.script, "silent_check (4 devices, NPU_ASD_ENABLE) or silent_detect (8 devices, MS_NPU_ASD_CONFIG)")
+      ->required()->check(CLI::IsMember({"silent_check", "silent_detect"}));
+  demo003->add_option("--npu-asd-enable", demo.npu_asd_enable, "silent_check: NPU_ASD_ENABLE 1 (log), 2 (stop), 3 (stop, INFO lines); default 1");
+  demo003->add_option("--init-seed", demo.init_seed, "the first initialization (our stream for MindSpore's initializers; default 1)");
+  demo003->add_option("--seeds", demo.seeds, "runs, one per initialization, for the facts' intervals (default 1)");
+  demo003->add_option("--steps", demo.steps, "steps (default 0: the script's own, 20 and 200)");
+  demo003->add_option("--out", demo.out, "JSON of the first run's lines and every run's facts (sdcbench.demo003/1)");
+
   std::string list_what;
   auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
   list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
@@ -315,6 +327,11 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list) return cmd_list(list_what);
+    if (*demo003) {
+      if (demo003->count("--npu-asd-enable") && demo.script != "silent_check")
+        throw sdc::input_error("--npu-asd-enable", std::to_string(demo.npu_asd_enable), "silent_check only (silent_detect runs MS_NPU_ASD_CONFIG)");
+      return sdc::run_demo003(demo);
+    }
 #ifdef SDCBENCH_WITH_TRAINING
     if (*train) return sdc::run_train(tr);
 #else
