@@ -473,3 +473,25 @@ TEST(Cli, MigrateTurnsVersion1IntoAValidVersion2WithTheSameCounts) {
   EXPECT_EQ(run_cli("show " + d + "/v2.json").code, 0);
   EXPECT_EQ(run_cli("migrate " + d + "/v2.json --out " + d + "/again.json").code, 2);  // already version 2
 }
+
+// sdcbench demo003: bad options end with exit 2 and a message naming the
+// option; a run writes its lines and facts, the same for the same seeds.
+TEST(Cli, Demo003OptionsAndOutput) {
+  for (const char* bad : {"demo003 silent_detect --npu-asd-enable 2", "demo003 silent_check --seeds 0", "demo003 silent_check --npu-asd-enable 4",
+                          "demo003 silent_check --steps -1", "demo003 nonsense"}) {
+    const auto r = run_cli(bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+  }
+  EXPECT_NE(run_cli("demo003 silent_detect --npu-asd-enable 2").output.find("--npu-asd-enable"), std::string::npos);
+  const auto d = scratch_dir("demo003");
+  const auto a = run_cli("demo003 silent_detect --seeds 3 --steps 30 --out " + d + "/a.json");
+  ASSERT_EQ(a.code, 0) << a.output;
+  EXPECT_NE(a.output.find("== paper"), std::string::npos);
+  const json j = read_json(d + "/a.json");
+  EXPECT_EQ(j["schema"], "sdcbench.demo003/1");
+  EXPECT_EQ(j["runs"].size(), 3u);
+  ASSERT_EQ(j["facts"].size(), 5u);
+  for (const auto& f : j["facts"]) EXPECT_EQ(f["runs"], 3);
+  ASSERT_EQ(run_cli("demo003 silent_detect --seeds 3 --steps 30 --out " + d + "/b.json").code, 0);
+  EXPECT_EQ(read_json(d + "/b.json")["runs"].dump(), j["runs"].dump());
+}
