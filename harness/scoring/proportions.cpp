@@ -1,6 +1,9 @@
 #include "harness/scoring/proportions.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <cmath>
 
 #include "harness/errors.hpp"
@@ -20,6 +23,7 @@ interval wilson_interval(int64_t x, int64_t n, double z) {
   return {lo, hi};
 }
 
+// The tails come from Boost.Math (binomial, chi-squared, normal), not our own sums.
 double two_proportion_p(int64_t x1, int64_t n1, int64_t x2, int64_t n2) {
   if (n1 <= 0 || n2 <= 0) return 1.0;
   const double p1 = double(x1) / double(n1), p2 = double(x2) / double(n2);
@@ -27,24 +31,18 @@ double two_proportion_p(int64_t x1, int64_t n1, int64_t x2, int64_t n2) {
   const double var = pooled * (1 - pooled) * (1.0 / double(n1) + 1.0 / double(n2));
   if (var <= 0) return 1.0;
   const double z = std::fabs(p1 - p2) / std::sqrt(var);
-  return std::erfc(z / std::sqrt(2.0));
+  return 2 * boost::math::cdf(boost::math::complement(boost::math::normal_distribution<double>(), z));
 }
 
 double mcnemar_p(int64_t b, int64_t c) {
   const int64_t n = b + c;
   if (n == 0) return 1.0;
-  if (n < 25) {
-    // Two-sided exact: 2 * P(X <= min(b, c)), X ~ Binomial(n, 1/2).
-    const int64_t k = std::min(b, c);
-    double tail = 0;
-    for (int64_t i = 0; i <= k; ++i)
-      tail += std::exp(std::lgamma(double(n + 1)) - std::lgamma(double(i + 1)) - std::lgamma(double(n - i + 1)) -
-                       double(n) * std::log(2.0));
-    return std::min(1.0, 2 * tail);
+  if (n < 25) {  // two-sided exact: 2 P(X <= min(b, c)), X ~ Binomial(n, 1/2)
+    const boost::math::binomial_distribution<double> x(double(n), 0.5);
+    return std::min(1.0, 2 * boost::math::cdf(x, double(std::min(b, c))));
   }
-  const double d = std::fabs(double(b - c)) - 1;
-  const double chi2 = d * d / double(n);
-  return std::erfc(std::sqrt(chi2 / 2));
+  const double d = std::fabs(double(b - c)) - 1;  // with continuity correction, 1 degree of freedom
+  return boost::math::cdf(boost::math::complement(boost::math::chi_squared_distribution<double>(1), d * d / double(n)));
 }
 
 int64_t outcome_bits::count() const { return std::count(bits_.begin(), bits_.end(), true); }
