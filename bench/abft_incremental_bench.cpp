@@ -13,7 +13,7 @@
 
 #include "bench/ratio_reporter.hpp"
 #include "detectors/gemm_detector.hpp"
-#include "harness/random/distributions.hpp"
+#include "foundation/random/distributions.hpp"
 #include "injectors/tensor_view.hpp"
 
 namespace {

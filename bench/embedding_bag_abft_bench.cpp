@@ -29,9 +29,9 @@
 
 #include "detectors/quantized_detectors.hpp"
 #include "bench/paired_timer.hpp"
-#include "detectors/detector.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
+#include "protocol/detector.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 
 #include "bench/peak_fma.hpp"
 #include "bench/ratio_reporter.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace {
 

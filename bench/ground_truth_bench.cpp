@@ -1,4 +1,4 @@
-// Speed of the ground truth: sdcbench's row-check errors (harness/ground_truth,
+// Speed of the ground truth: sdcbench's row-check errors (foundation/ground_truth,
 // the exact A_i (B 1) per row against the fp64 row sum of C, as the tightness
 // suites use it; summed in the exact accumulator, rounded by MPFR) and their
 // MPFR twin (every term an mpfr_t, mpfr_sum) against the same computation in
@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
-#include "harness/ground_truth/exact_dot.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/ground_truth/exact_dot.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench/paired_timer.hpp"
-#include "workloads/gradient/log_norms.hpp"
+#include "foundation/kernels/log_norms/log_norms.hpp"
 
 namespace {
 

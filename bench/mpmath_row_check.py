@@ -2,7 +2,7 @@
 """The mpmath twin of sdcbench's MPFR ground truth (exact_row_check_errors):
 for C = A B (m x k times k x n, binary64, row-major raw little-endian files),
 each row's |fp64 sum of C_i - exact(A_i (B 1))|, the row summed in the fixed
-lane order of harness/simd/reductions.hpp (32 fp64 lanes, folded by halves; Python
+lane order of foundation/simd/reductions.hpp (32 fp64 lanes, folded by halves; Python
 floats are binary64, so the bits are the same), with mpmath at 100
 decimal digits as 001 used it. Prints the seconds of the computation (the best
 of `repeats` runs, files already read) and then one error per row, for

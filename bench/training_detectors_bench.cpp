@@ -18,7 +18,7 @@
 #include "bench/paired_timer.hpp"
 #include "harness/campaign/trial_driver.hpp"
 #include "workloads/training/training_run.hpp"
-#include "workloads/training/training_view.hpp"
+#include "protocol/views/training_view.hpp"
 
 namespace {
 

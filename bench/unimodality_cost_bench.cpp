@@ -20,7 +20,7 @@
 #include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
 #include "detectors/stats/uu_test.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/random/streams.hpp"
 
 namespace {
 

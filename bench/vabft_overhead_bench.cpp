@@ -22,8 +22,8 @@
 
 #include "bench/paired_timer.hpp"
 #include "detectors/gemm_detector.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace {
 

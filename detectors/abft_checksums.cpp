@@ -1,6 +1,6 @@
 #include "detectors/abft_checksums.hpp"
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 

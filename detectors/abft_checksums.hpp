@@ -32,7 +32,7 @@ double checksum_weight(checksum_weights w, int64_t j, int64_t n);
 double invert_checksum_weight(checksum_weights w, double value, int64_t n);
 
 // A row of A's sum (in fp64), maximum and minimum, as the dispatched kernel
-// computes them (harness/simd/reductions.hpp, sum_max_min).
+// computes them (foundation/simd/reductions.hpp, sum_max_min).
 struct row_stats {
   double sum = 0, max = 0, min = 0;
 };

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "harness/simd/column_cascade.hpp"
-#include "harness/simd/reductions.hpp"
+#include "foundation/simd/column_cascade.hpp"
+#include "foundation/simd/reductions.hpp"
 
 namespace sdc {
 
@@ -20,7 +20,7 @@ void checksum_abft<Policy>::encode_t(const gemm_data<T>& d) {
   for (int64_t j = 0; j < n; ++j) s.wn[size_t(j)] = T(checksum_weight(o_.weights, j, n));
   for (int64_t i = 0; i < m; ++i) s.wm[size_t(i)] = T(checksum_weight(o_.weights, i, m));
   // B r1, B r2 along B's rows in the lane order; c1 A, c2 A down A's
-  // columns in the column cascade (harness/simd/column_cascade.hpp).
+  // columns in the column cascade (foundation/simd/column_cascade.hpp).
   s.br1.assign(size_t(k), T(0)), s.br2.assign(size_t(k), T(0));
   const auto& kern = active_reduction_kernels<T>();
   for (int64_t kk = 0; kk < k; ++kk) kern.sum_and_weighted(d.B + kk * n, s.wn.data(), n, &s.br1[size_t(kk)], &s.br2[size_t(kk)]);

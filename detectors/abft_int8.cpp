@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "detectors/quantized_detectors.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

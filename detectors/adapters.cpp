@@ -5,7 +5,7 @@
 #include <cmath>
 #include <deque>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

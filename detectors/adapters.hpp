@@ -15,7 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "detectors/detector.hpp"
+#include "protocol/detector.hpp"
 
 namespace sdc {
 

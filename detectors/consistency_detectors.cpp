@@ -21,7 +21,7 @@
 
 #include "detectors/consistency.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc {
 

@@ -35,7 +35,7 @@
 #include "detectors/silent_check.hpp"
 #include "detectors/strike_policy.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

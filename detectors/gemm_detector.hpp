@@ -2,8 +2,8 @@
 // NaN/Inf baseline). A detector implements encode (once per matrix pair) and
 // verify; observe() adapts them to the episode protocol.
 #pragma once
-#include "detectors/detector.hpp"
-#include "workloads/gemm/gemm_view.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/gemm_view.hpp"
 
 namespace sdc {
 

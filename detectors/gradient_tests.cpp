@@ -29,7 +29,7 @@
 #include "detectors/stats/silverman.hpp"
 #include "detectors/stats/unimodality.hpp"
 #include "detectors/stats/uu_test.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/formats/format.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace sdc {
 namespace {

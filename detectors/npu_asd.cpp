@@ -18,7 +18,7 @@
 
 #include "detectors/silent_check.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

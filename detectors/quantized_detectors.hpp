@@ -2,8 +2,8 @@
 // (checksum columns packed with B, Algorithm 1) and of the EmbeddingBag
 // (Algorithm 2). observe() adapts each to the episode protocol.
 #pragma once
-#include "detectors/detector.hpp"
-#include "workloads/quantized/quantized_views.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/quantized_views.hpp"
 
 namespace sdc {
 

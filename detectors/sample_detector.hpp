@@ -3,8 +3,8 @@
 #pragma once
 #include <vector>
 
-#include "detectors/detector.hpp"
-#include "workloads/gradient/sample_view.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/sample_view.hpp"
 
 namespace sdc {
 

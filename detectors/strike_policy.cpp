@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc::silent {
 

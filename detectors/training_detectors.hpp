@@ -1,12 +1,12 @@
 // The training detector family: checks on one rank's step before the
-// all-reduce (workloads/training/training_view.hpp). per_rank() runs them on
+// all-reduce (protocol/views/training_view.hpp). per_rank() runs them on
 // every rank and blames the rank that fired.
 #pragma once
 #include <cmath>
 #include <span>
 
-#include "detectors/detector.hpp"
-#include "workloads/training/training_view.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/training_view.hpp"
 
 namespace sdc {
 

@@ -20,7 +20,7 @@
 #include "detectors/gemm_detector.hpp"
 #include "detectors/matmul_checksum.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -8,8 +8,8 @@
 // `split`; per_rank() runs one per rank and blames the rank that fired.
 #include "detectors/sample_detector.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/errors.hpp"
-#include "workloads/gradient/log_norms.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/kernels/log_norms/log_norms.hpp"
 
 namespace sdc {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "detectors/abft_checksums.hpp"
 #include "detectors/emax_calibration.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -27,8 +27,8 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/formats/bit_fields.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/formats/bit_fields.hpp"
+#include "foundation/random/streams.hpp"
 
 namespace sdc {
 

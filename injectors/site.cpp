@@ -4,7 +4,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <fmt/format.h>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/random/streams.hpp"
+#include "foundation/random/streams.hpp"
 
 namespace sdc {
 

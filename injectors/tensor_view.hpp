@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "harness/formats/format.hpp"
-#include "harness/formats/narrow_fp32.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/formats/narrow_fp32.hpp"
 
 namespace sdc {
 

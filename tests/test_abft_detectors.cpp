@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "detectors/gemm_detector.hpp"
-#include "harness/ground_truth/exact_dot.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/ground_truth/exact_dot.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "injectors/inject.hpp"
 
 using namespace sdc;

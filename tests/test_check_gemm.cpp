@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "cli_runner.hpp"
-#include "harness/io/npy.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/random/streams.hpp"
 
 using namespace sdc::testing;
 using json = nlohmann::json;

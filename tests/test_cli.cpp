@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
-#include "harness/io/safetensors.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/io/safetensors.hpp"
+#include "foundation/random/streams.hpp"
 
 #include <boost/random/normal_distribution.hpp>
 

@@ -1,4 +1,4 @@
-// The checks' order down a column (harness/simd/column_cascade.hpp): the
+// The checks' order down a column (foundation/simd/column_cascade.hpp): the
 // many-columns form and the one-column form give the bits of the order
 // written out plainly here (blocks of 8 rows summed in order; the block sums
 // split by the binary digits of their count, largest piece first, each piece
@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "harness/simd/column_cascade.hpp"
+#include "foundation/simd/column_cascade.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
-#include "harness/random/distributions.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/random/distributions.hpp"
 
 using namespace sdc;
 

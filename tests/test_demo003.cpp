@@ -15,8 +15,8 @@
 #include <string>
 
 #include "harness/cli/demo003_scripts.hpp"
-#include "harness/formats/format.hpp"
-#include "harness/random/numpy_legacy.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/random/numpy_legacy.hpp"
 #include "injectors/fault_model.hpp"
 #include "workloads/ascend_demos/silent_check_mlp.hpp"
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/formats/bit_fields.hpp"
-#include "harness/formats/format.hpp"
-#include "harness/formats/narrow_fp32.hpp"
+#include "foundation/formats/bit_fields.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/formats/narrow_fp32.hpp"
 
 using namespace sdc;
 

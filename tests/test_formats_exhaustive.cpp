@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness/formats/format.hpp"
-#include "harness/formats/narrow_fp32.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/formats/narrow_fp32.hpp"
 
 #if defined(__F16C__)
 #include <immintrin.h>

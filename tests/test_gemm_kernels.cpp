@@ -5,9 +5,9 @@
 #include <boost/random/normal_distribution.hpp>
 #include <vector>
 
-#include "harness/formats/format.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/formats/format.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 using namespace sdc;
 

@@ -11,9 +11,9 @@
 #include <limits>
 #include <vector>
 
-#include "harness/ground_truth/exact_accumulator.hpp"
-#include "harness/ground_truth/exact_dot.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/ground_truth/exact_accumulator.hpp"
+#include "foundation/ground_truth/exact_dot.hpp"
+#include "foundation/random/streams.hpp"
 
 using namespace sdc;
 
@@ -115,7 +115,7 @@ TEST(GroundTruth, SignificanceBands) {
   EXPECT_DOUBLE_EQ(ee.err_ulps, 8.0);  // ulp(1) in fp32 = 2^-23
 }
 
-// The exact accumulator (harness/ground_truth/exact_accumulator.hpp), the
+// The exact accumulator (foundation/ground_truth/exact_accumulator.hpp), the
 // fast path of exact_dot, exact_sum and exact_row_check_errors, against GMP
 // and against their MPFR twins, bit for bit.
 namespace {

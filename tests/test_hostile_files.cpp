@@ -12,7 +12,7 @@
 #include <regex>
 
 #include "cli_runner.hpp"
-#include "harness/io/npy.hpp"
+#include "foundation/io/npy.hpp"
 
 namespace {
 

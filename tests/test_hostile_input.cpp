@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "harness/io/npy.hpp"
+#include "foundation/io/npy.hpp"
 
 namespace {
 

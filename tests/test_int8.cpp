@@ -10,8 +10,8 @@
 
 #include "detectors/quantized_detectors.hpp"
 #include "detectors/gemm_detector.hpp"
-#include "harness/random/streams.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
 
 namespace sdc {
 namespace {

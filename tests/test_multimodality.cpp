@@ -18,7 +18,7 @@
 #include "detectors/stats/dip.hpp"
 #include "detectors/stats/silverman.hpp"
 #include "detectors/stats/uu_test.hpp"
-#include "harness/random/streams.hpp"
+#include "foundation/random/streams.hpp"
 
 using namespace sdc;
 using namespace sdc::testing;

@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
-#include "harness/io/digest.hpp"
-#include "harness/simd/simd_level.hpp"
+#include "foundation/io/digest.hpp"
+#include "foundation/simd/simd_level.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "detectors/matmul_checksum.hpp"
 #include "detectors/silent_check.hpp"
 #include "detectors/strike_policy.hpp"
-#include "harness/formats/format.hpp"
+#include "foundation/formats/format.hpp"
 
 namespace sdc {
 namespace {

@@ -1,4 +1,4 @@
-// The runtime-dispatched row reductions (harness/simd/reductions.hpp):
+// The runtime-dispatched row reductions (foundation/simd/reductions.hpp):
 // every SIMD level this CPU can run gives the bits of the fixed lane order,
 // written out plainly here, and stays within the rounding bound of
 // METHODOLOGY.md ("Vectorized checks") of the sequential sums they replaced.
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "harness/simd/reductions.hpp"
+#include "foundation/simd/reductions.hpp"
 
 namespace {
 

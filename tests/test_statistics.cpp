@@ -1,7 +1,7 @@
 // Rates, intervals and tests against published or hand-computed values.
 #include <gtest/gtest.h>
 
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 using namespace sdc;
 

@@ -12,9 +12,9 @@
 
 #include "cli_runner.hpp"
 #include "detectors/stats/unimodality.hpp"
-#include "harness/random/streams.hpp"
-#include "harness/theory/critical_shift.hpp"
-#include "workloads/gradient/log_norms.hpp"
+#include "foundation/random/streams.hpp"
+#include "foundation/theory/critical_shift.hpp"
+#include "foundation/kernels/log_norms/log_norms.hpp"
 
 using namespace sdc;
 using namespace sdc::testing;

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <set>
 
-#include "harness/errors.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "workloads/training/training_run.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "workloads/training/fixed_gemm.hpp"
 #include "workloads/training/torch_numerics.hpp"
 

@@ -11,7 +11,7 @@
 #include <bit>
 #include <fmt/format.h>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 #include "injectors/inject.hpp"
 #include "workloads/training/training_run.hpp"
 #include "workloads/training/training_sites.hpp"

@@ -7,7 +7,7 @@
 
 #include "cli_runner.hpp"
 #include "detectors/consistency.hpp"
-#include "harness/io/npy.hpp"
+#include "foundation/io/npy.hpp"
 
 namespace {
 

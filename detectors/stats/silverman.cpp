@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/random/streams.hpp"
+#include "foundation/random/streams.hpp"
 
 namespace sdc::stats {
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 #include <regex>
 
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "harness/campaign/cell_runner.hpp"
 #include "harness/campaign/episode_codec.hpp"
-#include "harness/errors.hpp"
-#include "harness/parallel/mpi_world.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/parallel/mpi_world.hpp"
 
 namespace sdc {
 namespace {

@@ -1,3 +1,4 @@
+#include "foundation/kernels/int8/int8_kernels.hpp"
 #include "harness/campaign/engine.hpp"
 
 #include "harness/campaign/cell_runner.hpp"
@@ -19,9 +20,9 @@
 #include <utility>
 #include <mutex>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {
@@ -105,7 +106,7 @@ struct campaign_setup {
 
 campaign_setup set_up(const run_options& o, const std::string& started) {
   campaign_setup c{load_suite(o.suite_path, o.scale, o.axis_overrides), nullptr, {}, nullptr};
-  c.prov = provenance(o.argv, o.threads, c.s.seed, started);  // the git state that runs the cells
+  c.prov = provenance(o.argv, o.threads, c.s.seed, started, int8_gemm_kernel_name());  // the git state that runs the cells
   if (json n = c.s.wl->numerics(); !n.is_null()) c.prov["numerics"] = std::move(n);
   c.ex = expand(c.s);
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)

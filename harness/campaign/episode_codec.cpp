@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

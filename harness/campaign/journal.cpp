@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "harness/campaign/episode_codec.hpp"
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc {
 namespace {

@@ -1,5 +1,5 @@
 #include "harness/campaign/suite.hpp"
-#include "harness/io/digest.hpp"
+#include "foundation/io/digest.hpp"
 
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 #include <stdexcept>
 
 #include "detectors/adapters.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/campaign/workload.hpp"
+#include "protocol/workload.hpp"
 
 namespace sdc {
 

@@ -1,7 +1,7 @@
-#include "harness/campaign/workload.hpp"
+#include "protocol/workload.hpp"
 
-#include "harness/errors.hpp"
-#include "harness/formats/format.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/formats/format.hpp"
 
 #include <map>
 

@@ -1,3 +1,4 @@
+#include "foundation/kernels/int8/int8_kernels.hpp"
 #include "harness/cli/demo003_command.hpp"
 
 #include <fmt/format.h>
@@ -7,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/demo003_scripts.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {
@@ -132,7 +133,7 @@ int run_demo003(const demo003_options& o) {
   if (o.init_seed < 0 || o.init_seed + o.seeds - 1 > int64_t(UINT32_MAX)) throw input_error("--init-seed", std::to_string(o.init_seed), "expected 0 .. 2^32 - seeds");
   if (o.steps < 0) throw input_error("--steps", std::to_string(o.steps), "expected an integer >= 0 (0: the script's own)");
   const bool check = o.script == "silent_check";
-  const json prov = provenance(o.argv, 1, uint64_t(o.init_seed), now_iso8601());
+  const json prov = provenance(o.argv, 1, uint64_t(o.init_seed), now_iso8601(), int8_gemm_kernel_name());
   auto run = [&](uint32_t seed) { return check ? demo003::run_silent_check(o.npu_asd_enable, seed, int(o.steps)) : demo003::run_silent_detect(seed, int(o.steps)); };
   const std::vector<fact> facts = check ? silent_check_facts(o.npu_asd_enable) : silent_detect_facts();
   std::vector<int64_t> holds(facts.size() + 1, 0);  // the last: every fact at once (the paper's whole outcome)

@@ -9,7 +9,7 @@
 #include "detectors/silent_check.hpp"
 #include "detectors/strike_policy.hpp"
 #include "detectors/training_detectors.hpp"
-#include "harness/formats/format.hpp"
+#include "foundation/formats/format.hpp"
 #include "injectors/fault_model.hpp"
 #include "injectors/site.hpp"
 #include "workloads/ascend_demos/silent_check_mlp.hpp"

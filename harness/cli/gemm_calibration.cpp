@@ -1,3 +1,4 @@
+#include "foundation/kernels/int8/int8_kernels.hpp"
 #include "harness/cli/gemm_calibration.hpp"
 
 #include <atomic>
@@ -7,11 +8,11 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/errors.hpp"
-#include "harness/random/distributions.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/random/distributions.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/simd/reductions.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/simd/reductions.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "injectors/tensor_view.hpp"
 
 namespace sdc {
@@ -22,7 +23,7 @@ using json = nlohmann::json;
 // Max over rows of |rowsum(C_i) - A_i (B 1)| / |A_i (B 1)|, sums as the checksum
 // engine computes them: B 1 (its encoding), A_i (B 1) and the row sum of C_i,
 // each along a row in the fixed lane order of the dispatched kernels
-// (harness/simd/reductions.hpp), in accumulator precision, FMA for the reference.
+// (foundation/simd/reductions.hpp), in accumulator precision, FMA for the reference.
 // Rows whose checksum overflowed the checked format are counted in *overflows
 // and left out of the maximum (fp16 checksums of large positive products do).
 template <class T>
@@ -143,7 +144,7 @@ json calibrate_emax(const calibration_request& req) {
   out["schema"] = "sdcbench.emax/1";
   out["protocol"] = {{"distribution", "abs_normal(1,1)"}, {"margin", req.margin}, {"trials", req.trials},
                      {"seed", req.seed}, {"statistic", "max over rows and trials of |rowsum(C_i) - A_i(B 1)| / |A_i(B 1)|"}};
-  out["provenance"] = provenance({}, req.threads, req.seed, started);
+  out["provenance"] = provenance({}, req.threads, req.seed, started, int8_gemm_kernel_name());
   out["entries"] = entries;
   return out;
 }

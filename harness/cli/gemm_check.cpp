@@ -6,9 +6,9 @@
 
 #include "detectors/gemm_detector.hpp"
 #include "detectors/quantized_detectors.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
 #include "injectors/tensor_view.hpp"
 
 namespace sdc {

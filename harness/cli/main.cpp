@@ -19,15 +19,15 @@
 #include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
-#include "harness/errors.hpp"
-#include "harness/formats/bit_fields.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/formats/bit_fields.hpp"
 #include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/cli/gemm_calibration.hpp"
 #include "harness/cli/gemm_check.hpp"
 #include "injectors/fault_model.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace {
 

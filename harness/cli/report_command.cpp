@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 #include "harness/report/report_page.hpp"
 #include "harness/results/result_set.hpp"
 

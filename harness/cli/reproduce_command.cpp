@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "harness/campaign/engine.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/digest.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
 
 namespace sdc {
 namespace {

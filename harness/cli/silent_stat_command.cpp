@@ -7,8 +7,8 @@
 #include "detectors/silent_check.hpp"
 #include "detectors/strike_policy.hpp"
 #include "harness/cli/stat_command.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
 
 namespace sdc {
 namespace {

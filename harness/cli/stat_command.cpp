@@ -10,9 +10,9 @@
 #include <map>
 
 #include "detectors/sample_detector.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
-#include "harness/theory/critical_shift.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/theory/critical_shift.hpp"
 
 namespace sdc {
 

@@ -1,12 +1,13 @@
+#include "foundation/kernels/int8/int8_kernels.hpp"
 #include "harness/cli/train_command.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 
-#include "harness/errors.hpp"
-#include "harness/io/digest.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
+#include "foundation/io/json_file.hpp"
 #include "harness/results/result_set.hpp"
 #include "workloads/training/torch_numerics.hpp"
 #include "workloads/training/mpi_collective.hpp"
@@ -89,7 +90,7 @@ int run_train_job(const train_options& o) {
               {"eval_response_loss", {{"start", before}, {"end", after}}},
               {"final_params_sha256", sha256_hex(bytes)},
               {"records", records},
-              {"provenance", with_numerics(provenance(o.argv, 1, c.dp.seed, started))},
+              {"provenance", with_numerics(provenance(o.argv, 1, c.dp.seed, started, int8_gemm_kernel_name()))},
               {"complete", true}};
   std::cout << fmt::format("held-out response loss {:.4f} -> {:.4f}; training loss (mean of ranks) {:.4f} -> {:.4f}\n",
                            before, after, first_mean, last_mean);

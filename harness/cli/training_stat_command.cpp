@@ -6,8 +6,8 @@
 
 #include "detectors/consistency.hpp"
 #include "harness/cli/stat_command.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
 
 namespace sdc {
 namespace {

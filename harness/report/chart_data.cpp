@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc::report {
 

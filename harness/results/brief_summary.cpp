@@ -5,7 +5,7 @@
 #include <map>
 
 #include "harness/results/text_table.hpp"
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {

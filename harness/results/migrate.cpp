@@ -2,9 +2,9 @@
 #include <cmath>
 #include <string>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/scoring/proportions.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {

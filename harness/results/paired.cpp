@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/errors.hpp"
-#include "harness/io/digest.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
 
 namespace sdc {
 namespace {

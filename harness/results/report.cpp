@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "harness/errors.hpp"
-#include "harness/scoring/proportions.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
 namespace {

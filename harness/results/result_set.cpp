@@ -24,10 +24,9 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validator.hpp>
 
-#include "harness/errors.hpp"
-#include "harness/scoring/proportions.hpp"
-#include "harness/simd/simd_level.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/scoring/proportions.hpp"
+#include "foundation/simd/simd_level.hpp"
 
 namespace sdc {
 namespace {
@@ -101,12 +100,13 @@ std::string now_iso8601() {
   return buf;
 }
 
-std::string onednn_description() {
+std::string onednn_description(const std::string& int8_gemm_kernel) {
   const dnnl_version_t* v = dnnl_version();
-  return fmt::format("{}.{}.{}; int8 GEMM: {}", v->major, v->minor, v->patch, int8_gemm_kernel_name());
+  return fmt::format("{}.{}.{}; int8 GEMM: {}", v->major, v->minor, v->patch, int8_gemm_kernel);
 }
 
-json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started) {
+json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started,
+                const std::string& int8_gemm_kernel) {
   // The git state of the source tree this binary was built from, read at run time.
   const std::string src = SDCBENCH_SOURCE_DIR;
   const std::string commit = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
@@ -132,7 +132,7 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
             // The kernels that ran: oneDNN's instruction set decides whether
             // the int8 GEMM is oneDNN's (VNNI) or sdcbench's widened one, and
             // sdcbench's SIMD level which of its kernels ran (same bits).
-            {"onednn", onednn_description()},
+            {"onednn", onednn_description(int8_gemm_kernel)},
             {"sdcbench_simd", simd_name(active_simd_level())},
             {"fmt", std::to_string(FMT_VERSION)},
             {"cli11", CLI11_VERSION}}}};

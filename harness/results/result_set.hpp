@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/io/json_file.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc {
 
@@ -15,7 +15,10 @@ inline constexpr const char* k_result_schema = "sdcbench.result/2";
 inline constexpr const char* k_result_schema_v1 = "sdcbench.result/1";
 
 std::string now_iso8601();
-nlohmann::json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started);
+// `int8_gemm_kernel`: which int8 GEMM this machine runs (int8_gemm_kernel_name(),
+// foundation/kernels/int8), named by the caller: the result format knows no kernel.
+nlohmann::json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started,
+                          const std::string& int8_gemm_kernel);
 // `prov` is the provenance taken when the run started (the source tree's git
 // state then is the one that built the results); "finished" is set here.
 // `suite_block`: the suite as run (name, file, sha256, scale, workload, seed,

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc::fuzz {
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "detectors/gemm_detector.hpp"
-#include "harness/formats/format.hpp"
+#include "foundation/formats/format.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
-#include "workloads/gradient/log_norms.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "foundation/kernels/log_norms/log_norms.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Fuzz target: the .npy reader (stat FILE, check-gemm --a/--b/--c, gradient data).
-#include "harness/io/npy.hpp"
+#include "foundation/io/npy.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

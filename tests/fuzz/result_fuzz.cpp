@@ -2,7 +2,7 @@
 // validate_result_set never throws (it lists problems); a set it accepts
 // must then show, compare with itself and merge as one shard without a
 // single exception, since the commands trust what validate accepted.
-#include "harness/io/json_file.hpp"
+#include "foundation/io/json_file.hpp"
 #include "harness/results/recording_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"

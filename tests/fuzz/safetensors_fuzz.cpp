@@ -1,5 +1,5 @@
 // Fuzz target: the .safetensors reader (gradient workload data): every tensor the header names.
-#include "harness/io/safetensors.hpp"
+#include "foundation/io/safetensors.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

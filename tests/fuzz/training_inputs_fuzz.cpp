@@ -1,7 +1,7 @@
 // Fuzz target: the training workload's readers, chosen by the first byte:
 // its configuration JSON (sdcbench train CONFIG, suites/training/*.json), an
 // Alpaca JSON data file, a text corpus for pretraining.
-#include "harness/io/json_file.hpp"
+#include "foundation/io/json_file.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 #include "workloads/training/data.hpp"
 #include "workloads/training/training_config.hpp"

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 
-#include "harness/random/numpy_legacy.hpp"
+#include "foundation/random/numpy_legacy.hpp"
 #include "workloads/ascend_demos/dense_math.hpp"
 
 namespace sdc::demo003 {

@@ -13,12 +13,12 @@
 #include <limits>
 #include <fmt/format.h>
 
-#include "harness/campaign/workload.hpp"
-#include "workloads/gemm/gemm_view.hpp"
-#include "harness/errors.hpp"
-#include "harness/random/distributions.hpp"
-#include "harness/io/npy.hpp"
-#include "harness/io/safetensors.hpp"
+#include "protocol/workload.hpp"
+#include "protocol/views/gemm_view.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/io/safetensors.hpp"
 #include "injectors/inject.hpp"
 
 #include <filesystem>

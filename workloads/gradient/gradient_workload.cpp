@@ -30,13 +30,13 @@
 
 #include <boost/random/uniform_int_distribution.hpp>
 
-#include "harness/campaign/workload.hpp"
-#include "harness/errors.hpp"
-#include "harness/io/npy.hpp"
-#include "harness/io/safetensors.hpp"
-#include "harness/random/distributions.hpp"
-#include "workloads/gradient/log_norms.hpp"
-#include "workloads/gradient/sample_view.hpp"
+#include "protocol/workload.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/npy.hpp"
+#include "foundation/io/safetensors.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/kernels/log_norms/log_norms.hpp"
+#include "protocol/views/sample_view.hpp"
 #include "injectors/tensor_view.hpp"
 #include "injectors/inject.hpp"
 

@@ -17,11 +17,11 @@
 #include <cmath>
 #include <regex>
 
-#include "harness/campaign/workload.hpp"
-#include "harness/errors.hpp"
-#include "harness/random/distributions.hpp"
-#include "harness/theory/critical_shift.hpp"
-#include "workloads/gradient/sample_view.hpp"
+#include "protocol/workload.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/theory/critical_shift.hpp"
+#include "protocol/views/sample_view.hpp"
 
 namespace sdc {
 namespace {

@@ -25,11 +25,11 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 
-#include "harness/campaign/workload.hpp"
-#include "harness/errors.hpp"
-#include "harness/random/distributions.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
-#include "workloads/quantized/quantized_views.hpp"
+#include "protocol/workload.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
+#include "protocol/views/quantized_views.hpp"
 #include "injectors/inject.hpp"
 
 namespace sdc {

@@ -15,12 +15,12 @@
 #include <chrono>
 #include <cmath>
 
-#include "harness/campaign/workload.hpp"
-#include "harness/errors.hpp"
-#include "harness/random/distributions.hpp"
-#include "workloads/gemm/gemm_kernels.hpp"
-#include "workloads/quantized/int8_kernels.hpp"
-#include "workloads/quantized/quantized_views.hpp"
+#include "protocol/workload.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "foundation/kernels/int8/int8_kernels.hpp"
+#include "protocol/views/quantized_views.hpp"
 #include "injectors/inject.hpp"
 
 namespace sdc {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc::train {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "workloads/gemm/gemm_kernels.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace sdc::train {
 namespace {

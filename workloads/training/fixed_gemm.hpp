@@ -1,5 +1,5 @@
 // The training model's GEMMs on sdcbench's fixed-order kernel
-// (workloads/gemm/gemm_kernels.hpp: acc = fma(a_k, b_k, acc) for k = 0..K-1 per
+// (foundation/kernels/gemm/gemm_kernels.hpp: acc = fma(a_k, b_k, acc) for k = 0..K-1 per
 // output element, the same bits at every SIMD level), so a training episode
 // gives the same bits on every x86-64 CPU. libtorch's own products do not:
 // torch::mm calls OpenBLAS, whose kernel (and so its k-blocking) is chosen by

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "harness/parallel/mpi_world.hpp"
+#include "foundation/parallel/mpi_world.hpp"
 
 namespace sdc::train {
 namespace {

@@ -9,7 +9,7 @@
 #pragma once
 #include <string>
 
-#include "harness/parallel/mpi_world.hpp"
+#include "foundation/parallel/mpi_world.hpp"
 #include "workloads/training/trainer.hpp"
 
 namespace sdc::train {

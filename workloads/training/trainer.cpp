@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "harness/errors.hpp"
-#include "harness/io/json_file.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc::train {
 namespace {

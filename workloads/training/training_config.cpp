@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <set>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc::train {
 namespace {

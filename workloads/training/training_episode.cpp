@@ -9,8 +9,8 @@
 #include <map>
 #include <mutex>
 
-#include "harness/io/json_file.hpp"
-#include "workloads/training/training_view.hpp"
+#include "foundation/io/json_file.hpp"
+#include "protocol/views/training_view.hpp"
 
 namespace sdc::train {
 

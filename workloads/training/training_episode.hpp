@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/campaign/workload.hpp"
+#include "protocol/workload.hpp"
 #include "workloads/training/training_run.hpp"
 #include "workloads/training/training_sites.hpp"
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <set>
 
-#include "harness/errors.hpp"
-#include "harness/io/digest.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
 #include "workloads/training/torch_numerics.hpp"
 
 namespace sdc::train {

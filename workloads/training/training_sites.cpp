@@ -3,7 +3,7 @@
 #include <bit>
 #include <fmt/format.h>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 
 namespace sdc::train {
 namespace {

@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "harness/campaign/workload.hpp"
+#include "protocol/workload.hpp"
 #include "workloads/training/trainer.hpp"
 
 namespace sdc::train {

@@ -10,7 +10,7 @@
 
 #include <filesystem>
 
-#include "harness/errors.hpp"
+#include "foundation/errors.hpp"
 #include "workloads/training/torch_numerics.hpp"
 #include "workloads/training/training_episode.hpp"
 

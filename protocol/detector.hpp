@@ -1,0 +1,170 @@
+// What a detector is, and the registry that finds one by (workload, name).
+//
+// Every detector is a `detector`: reset at the start of an episode, shown one
+// rank's view of each step (protocol/episode.hpp), returning a verdict that
+// may blame a location. Families give typed interfaces on top of it, one
+// header each: gemm_detector.hpp (GEMM), quantized_detectors.hpp (int8 GEMM,
+// EmbeddingBag), sample_detector.hpp (samples of values: gradient log-norms,
+// mixtures). The trial driver runs `episode_detector`s: a per-rank test is
+// wrapped by per_rank() (adapters.hpp), which blames the rank it fired on.
+//
+// Add a detector by writing one .cpp (and .hpp if others need the class) in
+// this folder and registering it with SDCBENCH_REGISTER_DETECTOR and its typed
+// parameter list. See HACKING.md, "Adding a detector".
+#pragma once
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "foundation/formats/format.hpp"
+#include "protocol/episode.hpp"
+
+namespace sdc {
+
+// One check's answer. score = measured / threshold where the detector has one
+// (flagged iff score > 1), so a whole threshold sweep can be read off one run.
+// `metrics` are named per-trial numbers (thresholds, tightness, ...); the engine
+// reports their median, mean and max over clean and over faulty trials.
+// A detector that localizes a faulty output element reports it in
+// `located_row/col` (one of them alone: a row or a column) with the value it
+// would write there (`corrected_value`, eq. (10) of 001_e8c16cbdc32a8eac.txt);
+// `rank` is the rank it blames (per_rank() sets it). The trial driver judges
+// the location against the injection record; the workload judges the
+// correction against the exact result. `evidence` carries what a workload's
+// ground truth may inspect afterwards (EmbeddingBag: each bag's two sums).
+struct verdict {
+  bool flagged = false;
+  double score = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::pair<std::string, double>> metrics;
+  int64_t located_row = -1, located_col = -1;
+  double corrected_value = std::numeric_limits<double>::quiet_NaN();
+  int rank = -1;
+  nlohmann::json evidence;  // null unless the detector leaves some
+  location where() const { return {rank, located_row, located_col}; }
+};
+
+// Scores compared so that NaN (a detector that saw NaN) ranks above every number.
+inline bool score_higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
+// A parameter a detector takes, with its type and default.
+//   number:    a JSON number
+//   integer:   a JSON integer
+//   boolean:   true/false
+//   choice:    one of `choices`
+//   tolerance: a number, or a string "Ku" = K times the unit roundoff of the
+//              cell's output format (so one suite serves bf16 and fp32)
+//   number_or: a number, or one of `choices` (e.g. e_max: 8e-3 or "table")
+//   text:      any string (a file path)
+struct param_spec {
+  enum class type { number, integer, boolean, choice, tolerance, number_or, text };
+  std::string name;
+  type t = type::number;
+  nlohmann::json default_value;
+  std::string help;
+  std::vector<std::string> choices;
+};
+
+// What a detector factory is told about the cell it will run in.
+struct detector_context {
+  const format* dtype = nullptr;    // element format of the inputs
+  const format* out_fmt = nullptr;  // format the result is stored in
+  nlohmann::json axes = nlohmann::json::object();  // the cell's canonical axis values
+};
+
+// A per-rank test: sees one rank's view at a time.
+class detector {
+ public:
+  virtual ~detector() = default;
+  // Start of an episode: drop all verdict state.
+  virtual void reset(const episode_context&) {}
+  // What the detector asks of the workload, e.g. {"extra_columns": 1} (int8:
+  // checksum columns packed with B), {"exact_row_errors": true} (GEMM).
+  virtual nlohmann::json needs() const { return nlohmann::json::object(); }
+  // Before a step's kernel, on its clean inputs (encoding reused weights);
+  // `slot` is the detector's index in the suite (where its encodings go).
+  virtual void encode(const step_view&, size_t /*slot*/) {}
+  // After the kernel (and any fault): the verdict for this rank and step.
+  virtual verdict observe(const step_view& v) = 0;
+  // Per-check details of the last verification (thresholds, differences,
+  // verdicts), for `sdcbench check-gemm`; null when a detector has none.
+  virtual nlohmann::json explain() const { return nullptr; }
+};
+
+// What the trial driver runs: sees every rank's view of a step.
+class episode_detector {
+ public:
+  virtual ~episode_detector() = default;
+  virtual void reset(const episode_context& e) = 0;
+  virtual nlohmann::json needs() const = 0;
+  virtual void encode(const std::vector<const step_view*>& ranks, size_t slot) = 0;
+  virtual verdict observe(const std::vector<const step_view*>& ranks) = 0;
+};
+
+// Parameters after validation against the spec, defaults filled in, and
+// tolerances resolved to numbers for the cell's output format.
+class detector_params {
+ public:
+  detector_params(nlohmann::json values, const format* out_fmt) : v_(std::move(values)), out_(out_fmt) {}
+  double number(const std::string& name) const;
+  int64_t integer(const std::string& name) const { return v_.at(name).get<int64_t>(); }
+  bool boolean(const std::string& name) const { return v_.at(name).get<bool>(); }
+  std::string choice(const std::string& name) const { return v_.at(name).get<std::string>(); }
+  // number_or parameters: the number, or nullopt when a named choice was given.
+  bool is_number(const std::string& name) const { return v_.at(name).is_number(); }
+  const nlohmann::json& json() const { return v_; }
+
+ private:
+  nlohmann::json v_;
+  const format* out_;
+};
+
+struct detector_info {
+  std::string workload;  // "gemm", ...
+  std::string name;
+  std::string summary;   // one line, with the paper/equation it implements
+  std::vector<param_spec> params;
+  std::function<std::unique_ptr<detector>(const detector_params&, const detector_context&)> make;
+  // A recorder never flags: it records metrics (a histogram) and is listed
+  // under the suite's "recorders", reported without rates.
+  bool recorder = false;
+  // Names of per-trial metrics that are the detector's closed-form detection
+  // probabilities ("paper_formula_detect", "theory_detect"): `show` prints
+  // their means beside the measured rate.
+  std::vector<std::string> closed_forms = {};
+  // A test across ranks (it sees every rank's view at once); when absent the
+  // driver runs `make` per rank through per_rank().
+  std::function<std::unique_ptr<episode_detector>(const detector_params&, const detector_context&)> make_episode = {};
+};
+
+// The detector as its family's interface; a clear error (naming the detector
+// and the interface) instead of an unchecked downcast.
+template <class Family>
+std::unique_ptr<Family> detector_cast(std::unique_ptr<detector> d, const std::string& name, const char* family) {
+  auto* f = dynamic_cast<Family*>(d.get());
+  if (!f) throw std::logic_error("detector '" + name + "' is not a " + family + " detector");
+  d.release();
+  return std::unique_ptr<Family>(f);
+}
+
+bool register_detector(detector_info info);
+// For a registration that reads other detectors' entries (a wrapper taking a
+// family's parameters): runs once, at the first look-up, after every file's
+// static registration.
+bool register_detector_late(std::function<void()> registration);
+const detector_info* find_detector(const std::string& workload, const std::string& name);
+std::vector<const detector_info*> all_detectors();
+
+// Checks `given` (a JSON object) against the spec; throws value_error naming the
+// parameter and what was expected. Returns the object with defaults filled in.
+nlohmann::json validate_params(const detector_info& info, const nlohmann::json& given);
+
+#define SDCBENCH_CONCAT_INNER(a, b) a##b
+#define SDCBENCH_CONCAT(a, b) SDCBENCH_CONCAT_INNER(a, b)
+#define SDCBENCH_REGISTER_DETECTOR(...) \
+  static const bool SDCBENCH_CONCAT(sdcbench_registered_, __LINE__) = ::sdc::register_detector(__VA_ARGS__)
+
+}  // namespace sdc

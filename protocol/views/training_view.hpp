@@ -1,0 +1,46 @@
+// What a training-level detector sees of one rank at one step: the rank's
+// loss and its gradients before the all-reduce (flat fp32, parameter order,
+// with each parameter's slice), and, when a detector asks for them
+// ({"gemms": true}), every GEMM of the linear layers as the hook saw it after
+// any fault; all copied out of libtorch so that detectors neither include nor
+// link torch. The hook for 000's and 003's detectors, which look before the
+// collective, for 002's cross-rank metrics, and for GEMM checks (003's
+// CheckSum, 001's V-ABFT).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/episode.hpp"
+
+namespace sdc {
+
+struct training_layout {
+  std::vector<std::string> names;  // parameters, in order
+  std::vector<int64_t> offsets;    // start of each in the flat gradient; offsets.back() + last size = numel
+  std::vector<std::vector<int64_t>> shapes;
+  int64_t numel = 0;
+  std::vector<std::string> linears;  // linear layers by index (gemm_record::linear)
+};
+
+// One GEMM C = A B of a linear layer on one rank: A m x k, B k x n, C m x n,
+// row-major fp32 copies (bf16 values held exactly when the GEMM ran in bf16),
+// C as the layer went on with it (after any fault). pass: 0 forward (A = x,
+// B = W^T), 1 grad_input (A = dY, B = W), 2 grad_weight (A = dY^T, B = x).
+struct gemm_record {
+  int linear = 0, pass = 0;
+  bool bf16 = false;
+  int64_t m = 0, k = 0, n = 0;
+  std::vector<float> a, b, c;
+};
+
+class training_step final : public step_view {
+ public:
+  const char* kind() const override { return "training"; }
+  double loss = 0;
+  std::vector<float> grads;  // before the all-reduce
+  const training_layout* layout = nullptr;
+  std::vector<gemm_record> gemms;  // this step's, when a detector needs them
+};
+
+}  // namespace sdc

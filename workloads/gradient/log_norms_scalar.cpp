@@ -1,3 +1,0 @@
-// workloads/gradient/log_norms_body.hpp compiled for the scalar level (its flags: CMakeLists.txt).
-#define SDC_KERNEL_NS simd_scalar
-#include "workloads/gradient/log_norms_body.hpp"

@@ -1,3 +1,0 @@
-// workloads/quantized/int8_kernels_body.hpp compiled for the avx2 level (its flags: CMakeLists.txt).
-#define SDC_KERNEL_NS simd_avx2
-#include "workloads/quantized/int8_kernels_body.hpp"

@@ -1,3 +1,0 @@
-// workloads/quantized/int8_kernels_body.hpp compiled for the avx512 level (its flags: CMakeLists.txt).
-#define SDC_KERNEL_NS simd_avx512
-#include "workloads/quantized/int8_kernels_body.hpp"
