@@ -195,6 +195,14 @@ std::vector<std::string> validate_result_set(const json& j) {
       for (auto it = c["reference"].begin(); it != c["reference"].end(); ++it)
         if (it.key() == "note" ? !it->is_string() : !it->is_number())
           problems.push_back(at + "/reference/" + it.key() + (it.key() == "note" ? ": expected text" : ": expected a number (text only in note)"));
+    // A cell names one value of every axis of the suite and of no other axis:
+    // show, compare and report index every cell by the suite's axes.
+    if (c["axes"].is_object() && j["suite"]["axes"].is_object()) {
+      for (auto it = j["suite"]["axes"].begin(); it != j["suite"]["axes"].end(); ++it)
+        if (!c["axes"].contains(it.key())) problems.push_back(at + "/axes: no value of the suite's axis " + it.key());
+      for (auto it = c["axes"].begin(); it != c["axes"].end(); ++it)
+        if (!j["suite"]["axes"].contains(it.key())) problems.push_back(at + "/axes/" + it.key() + ": not an axis of the suite");
+    }
     if (!c["skipped"].is_null()) continue;
     if (!c.contains("faulty") || !c.contains("clean") || !c.contains("by_significance")) {
       problems.push_back(at + ": a cell that ran needs faulty, clean and by_significance");
