@@ -78,6 +78,16 @@ class paired_timer {
     return {at(0.05), at(0.95)};
   }
   size_t iterations() const { return samples_.empty() ? 0 : samples_[0].size(); }
+  // Median over iterations of the fastest of `bases` in that iteration (seconds).
+  double median_fastest(const std::vector<size_t>& bases) const {
+    std::vector<double> t;
+    for (size_t i = 0; i < iterations(); ++i) {
+      double m = samples_.at(bases.front())[i];
+      for (size_t b : bases) m = std::min(m, samples_.at(b)[i]);
+      t.push_back(m);
+    }
+    return median_of(t);
+  }
 
  private:
   std::vector<double> ratios_to_fastest(size_t v, const std::vector<size_t>& bases) const {

@@ -1,15 +1,17 @@
 // Overhead of the V-ABFT check (statistics, thresholds, verification of every
 // row and column) as a fraction of the GEMM it protects, and of encoding B
-// (separately: weights are reused). GEMMs: OpenBLAS sgemm/dgemm and our
-// fixed-order kernel, square n = 256..4096 and the (128, 1024, 256) tile of
-// 001; the default check (rows and columns: reads A, B and C) and 001's
-// rows-only check (reads A and C). Each is also put beside the physical
-// limit of a row check, one read of C plus the GEMV A (B e) (OpenBLAS
-// gemv); the columns add a read of B. All variants are timed back to back in
-// every iteration (bench/paired_timer.hpp) and each ratio is the median of the
-// per-iteration ratios; the OpenBLAS GEMM timed twice (an A/A pair) gives the
-// noise band. Goals (issues 3, 14): <= 3 % of sgemm at n = 1024, <= 1.5 % at
-// n >= 2048; check <= 1.5 x (read of C + GEMV).
+// (separately: weights are reused). The baseline of every overhead is, in each
+// iteration, the fastest plain GEMM this machine has for the shape and type:
+// OpenBLAS sgemm/dgemm, our fixed-order kernel, and oneDNN's dnnl_sgemm (fp32:
+// oneDNN has no dgemm); the table says how often each won. Square n =
+// 256..4096 and the (128, 1024, 256) tile of 001; the default check (rows and
+// columns: reads A, B and C) and 001's rows-only check (reads A and C). Each
+// is also put beside the physical limit of a row check, one read of C plus
+// the GEMV A (B e) (OpenBLAS gemv); the columns add a read of B. All variants
+// are timed back to back in every iteration (bench/paired_timer.hpp) and each
+// ratio is the median of the per-iteration ratios; the OpenBLAS GEMM timed
+// twice (an A/A pair) gives the noise band. Goals: <= 3 % of the GEMM at n =
+// 1024, <= 1.5 % at n >= 2048; check <= 1.5 x (read of C + GEMV).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <omp.h>
 
 #include "bench/paired_timer.hpp"
 #include "detectors/gemm_detector.hpp"
@@ -91,7 +95,19 @@ data<T>& cached(const problem_set& p) {
   return *d;
 }
 
-enum variant { openblas, openblas_again, ours, check, encode, read_c, gemv, check_rows, n_variants };
+enum variant { openblas, openblas_again, ours, onednn, check, encode, read_c, gemv, check_rows, n_variants };
+
+// The plain GEMMs the baseline is the fastest of.
+template <class T>
+std::vector<size_t> plain_gemms() {
+  if constexpr (std::is_same_v<T, float>) return {openblas, ours, onednn};
+  return {openblas, ours};
+}
+
+// oneDNN's sgemm, row-major C = A B.
+void gemm_onednn(const float* A, const float* B, float* C, gemm_shape s) {
+  if (dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, A, s.k, B, s.n, 0.0f, C, s.n) != dnnl_success) throw std::runtime_error("dnnl_sgemm failed");
+}
 
 template <class T>
 std::map<std::string, sdc::bench::paired_timer>& timers() {
@@ -109,6 +125,9 @@ void register_all(const char* type) {
           [&] { gemm_openblas(d.A.data(), d.B.data(), d.C.data(), p.s); },
           [&] { gemm_openblas(d.A.data(), d.B.data(), d.C.data(), p.s); },
           [&] { gemm_fixed_order(d.A.data(), d.B.data(), d.C.data(), p.s, {}); },
+          [&] {
+            if constexpr (std::is_same_v<T, float>) gemm_onednn(d.A.data(), d.B.data(), d.C.data(), p.s);
+          },
           [&] { benchmark::DoNotOptimize(d.det->verify(d.view)); },
           [&] { d.det->encode(d.view); },
           [&] { benchmark::DoNotOptimize(d.read_c()); },
@@ -125,33 +144,37 @@ void register_all(const char* type) {
 
 template <class T>
 void report(const char* type) {
+  const std::vector<size_t> bases = plain_gemms<T>();
   for (const auto& p : k_problems) {
     auto it = timers<T>().find(p.name);
     if (it == timers<T>().end() || it->second.iterations() == 0) continue;
     const auto& t = it->second;
     const auto [lo, hi] = t.ratio_band(openblas_again, openblas);
     const double limit = t.median(read_c) + t.median(gemv);
-    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>9.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}%\n",
-               type, p.name, t.iterations(), t.median(openblas) * 1e3, 100 * t.median_ratio(check, openblas), 100 * (lo - 1),
-               100 * (hi - 1), 100 * t.median_ratio(check, ours), t.median(check) * 1e3, limit * 1e3, t.median(check) / limit,
-               100 * t.median_ratio(check_rows, openblas), t.median(check_rows) / limit, 100 * t.median_ratio(encode, openblas),
-               100 * t.median(openblas) / t.median(ours));
+    const std::string won = fmt::format("{:.0f}/{:.0f}/{}", 100 * t.fastest_share(openblas, bases), 100 * t.fastest_share(ours, bases),
+                                        bases.size() > 2 ? fmt::format("{:.0f}", 100 * t.fastest_share(onednn, bases)) : std::string("-"));
+    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>11} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}%\n",
+               type, p.name, t.iterations(), t.median_fastest(bases) * 1e3, won, 100 * t.median_ratio_to_fastest(check, bases), 100 * (lo - 1),
+               100 * (hi - 1), t.median(check) * 1e3, limit * 1e3, t.median(check) / limit, 100 * t.median_ratio_to_fastest(check_rows, bases),
+               t.median(check_rows) / limit, 100 * t.median_ratio_to_fastest(encode, bases), 100 * t.median(openblas) / t.median(ours));
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  omp_set_num_threads(1);  // oneDNN's sgemm on one thread, as OpenBLAS (gemm_openblas) and ours
   register_all<float>("f32");
   register_all<double>("f64");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
-  fmt::print("\nV-ABFT check (and encoding of B) against the GEMM, one thread, medians of per-iteration ratios (this run).\n"
-             "check: rows and columns (the default, reads A, B and C); rows only: 001's one-sided check (reads A and C).\n"
-             "noise: 5th-95th percentile of OpenBLAS / OpenBLAS (the same GEMM timed twice); limit: a plain read of C\n"
-             "plus the GEMV A (B e) (OpenBLAS); ours: our fixed-order kernel's speed as a share of OpenBLAS's.\n");
-  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>8} {:>14} {:>10} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8}\n", "type", "problem", "iters",
-             "gemm ms", "check", "noise", "chk/ours", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode", "ours");
+  fmt::print("\nV-ABFT check (and encoding of B) against the fastest plain GEMM of each iteration, one thread, medians of\n"
+             "per-iteration ratios (this run). gemm ms: the fastest GEMM; won: % of iterations OpenBLAS / ours / oneDNN was it\n"
+             "(oneDNN has no dgemm). check: rows and columns (the default, reads A, B and C); rows only: 001's one-sided\n"
+             "check (reads A and C). noise: 5th-95th percentile of OpenBLAS / OpenBLAS (the same GEMM timed twice); limit: a\n"
+             "plain read of C plus the GEMV A (B e) (OpenBLAS); ours: our fixed-order kernel's speed as a share of OpenBLAS's.\n");
+  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8}\n", "type", "problem", "iters",
+             "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode", "ours");
   report<float>("f32");
   report<double>("f64");
   benchmark::Shutdown();
