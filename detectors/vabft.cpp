@@ -163,12 +163,6 @@ std::vector<param_spec> vabft_params() {
   return p;
 }
 
-// The size the calibration is looked up at: the larger of the GEMM's K and N.
-int64_t calibration_size(const nlohmann::json& shape) {
-  const gemm_shape s = parse_gemm_shape(shape.get<std::string>());
-  return std::max(s.k, s.n);
-}
-
 std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_context& c, bool exact) {
   const bool numeric = p.is_number("e_max");
   const bool table = !numeric && p.choice("e_max") == "table";
@@ -176,8 +170,10 @@ std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_co
   if (numeric && !(e_max > 0)) throw value_error(fmt::format("vabft: e_max: expected a number > 0, \"table\" or \"calibrated\"; got {}", e_max));
   if (!(p.number("c_sigma") > 0)) throw value_error(fmt::format("vabft: c_sigma: expected a number > 0; got {}", p.number("c_sigma")));
   if (!numeric && !table)
-    e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.axes.value("accumulation", "sequential"),
-                            p.choice("point"), c.axes.contains("shape") ? calibration_size(c.axes["shape"]) : 1024);
+    // Looked up at the GEMM's order and at the larger of its K and N (1024 and
+    // sequential where no GEMM cell says: check-gemm on a user's matrices).
+    e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.gemm ? c.gemm->order.text() : "sequential",
+                            p.choice("point"), c.gemm ? std::max(c.gemm->shape.k, c.gemm->shape.n) : 1024);
   return std::make_unique<checksum_abft<vabft_policy>>(read_abft_options(p),
                                                        vabft_policy(exact, p.number("c_sigma"), e_max, table));
 }

@@ -17,10 +17,12 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "foundation/formats/format.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "protocol/episode.hpp"
 
 namespace sdc {
@@ -69,10 +71,18 @@ struct param_spec {
 };
 
 // What a detector factory is told about the cell it will run in.
+// What a GEMM cell is, typed once by the workload (detectors read these, not
+// axis strings).
+struct gemm_context {
+  gemm_shape shape;
+  accumulation_order order;
+};
+
 struct detector_context {
   const format* dtype = nullptr;    // element format of the inputs
   const format* out_fmt = nullptr;  // format the result is stored in
-  nlohmann::json axes = nlohmann::json::object();  // the cell's canonical axis values
+  nlohmann::json axes = nlohmann::json::object();  // the cell's canonical axis values (for recording only)
+  std::optional<gemm_context> gemm;  // the gemm workload's cells
 };
 
 // A per-rank test: sees one rank's view at a time.

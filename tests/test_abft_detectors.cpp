@@ -23,7 +23,8 @@ std::unique_ptr<gemm_detector> make(const std::string& name, const json& params,
   const auto* info = find_detector("gemm", name);
   EXPECT_NE(info, nullptr) << name;
   auto det = info->make(detector_params(validate_params(*info, params), &dtype),
-                        {&dtype, &dtype, {{"accumulation", "sequential"}, {"shape", "37x129x41"}}});
+                        {&dtype, &dtype, {{"accumulation", "sequential"}, {"shape", "37x129x41"}},
+                         gemm_context{parse_gemm_shape("37x129x41"), accumulation_order{}}});
   return std::unique_ptr<gemm_detector>(detector_cast<gemm_detector>(std::move(det), "?", "gemm").release());
 }
 

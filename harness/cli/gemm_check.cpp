@@ -64,7 +64,7 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
     throw input_error("--detector", r.detector, e.what());
   }
   const json axes = {{"dtype", std::string(f.name)}, {"accumulation", order.text()}, {"shape", s.text()}};
-  auto det = detector_cast<gemm_detector>(info->make(detector_params(params, &f), {&f, &f, axes}), name, "gemm");
+  auto det = detector_cast<gemm_detector>(info->make(detector_params(params, &f), {&f, &f, axes, gemm_context{s, order}}), name, "gemm");
   gemm_data<T> d;
   d.dtype = d.out_fmt = &f, d.shape = s, d.order = order, d.A = a.data(), d.B = b.data(), d.C = c.data(), d.acc = acc.data();
   det->encode(d);

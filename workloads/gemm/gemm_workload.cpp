@@ -421,7 +421,11 @@ class gemm_workload final : public workload {
     return std::nullopt;
   }
 
-  detector_context context(const cell& c) const override { return dtype_axis_context(c); }
+  detector_context context(const cell& c) const override {
+    detector_context ctx = dtype_axis_context(c);
+    ctx.gemm = gemm_context{parse_gemm_shape(c.at("shape")), parse_accumulation(c.at("accumulation"))};
+    return ctx;
+  }
   std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
 
   fault_plan plan(const cell& c) const override {
