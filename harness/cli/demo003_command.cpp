@@ -22,9 +22,7 @@ using demo003::script_run;
 
 // The lines 003_dc12117c3d941011.txt shows (Use Cases), device and message,
 // without the CANN prefix (process, thread, wall time, log file line).
-struct paper_lines {
-  std::vector<std::string> lines;
-};
+using paper_lines = std::vector<std::string>;
 
 paper_lines paper_silent_check(int level) {
   const std::string tail = ", c_thresh_l1 = [1.000000e+06], c_thresh_l2 = [1.000000e+04], beta1 = [9.900000e-01], npu_asd_detect = [";
@@ -33,19 +31,19 @@ paper_lines paper_silent_check(int level) {
                        dev, avg, step, tail, lvl);
   };
   if (level == 1)
-    return {{err(0, "1.128970e-09", 5, 1), err(0, "6.995705e-08", 6, 1), err(0, "nan", 6, 1), err(0, "1.526131e-09", 6, 1), err(0, "nan", 7, 1),
-             err(0, "nan", 7, 1)}};
-  if (level == 2) return {{err(2, "5.752283e-08", 5, 2)}};
+    return {err(0, "1.128970e-09", 5, 1), err(0, "6.995705e-08", 6, 1), err(0, "nan", 6, 1), err(0, "1.526131e-09", 6, 1), err(0, "nan", 7, 1),
+            err(0, "nan", 7, 1)};
+  if (level == 2) return {err(2, "5.752283e-08", 5, 2)};
   const std::string info = ", c_threshold_l1=[1.000000e+06], c_threshold_l2=[1.000000e+04], beta1=[9.900000e-01], npu_asd_detect=[3].";
-  return {{"device-2 [INFO] [silent_check_v3.cc:240][SilentCheck] SilentCheckV3 normal case, val=[3.350337e-08], max=[3.350337e-08], avg=[9.879098e-10], step=[4]" + info,
+  return {"device-2 [INFO] [silent_check_v3.cc:240][SilentCheck] SilentCheckV3 normal case, val=[3.350337e-08], max=[3.350337e-08], avg=[9.879098e-10], step=[4]" + info,
            "device-2 [INFO] [silent_check_v3.cc:240][SilentCheck] SilentCheckV3 normal case, val=[2.016393e+02], max=[2.016393e+02], avg=[7.349676e+00], step=[4]" + info,
-           err(2, "5.752281e-08", 5, 3)}};
+          err(2, "5.752281e-08", 5, 3)};
 }
 
 paper_lines paper_silent_detect() {
-  return {{"worker_0 [WARNING] [silent_detector.cc:109] SilentDetect] Silent detect strike detected: StrikeRecord{timestamp: 1756176386, name: fc1.weight, "
+  return {"worker_0 [WARNING] [silent_detector.cc:109] SilentDetect] Silent detect strike detected: StrikeRecord{timestamp: 1756176386, name: fc1.weight, "
            "value: inf, stat: StatData{avg: 6.44326e+12, pre_value: 6.441e+14, count: 6, none_zero_count: 6}}",
-           "worker_0 [WARNING] [silent_detector.cc:316] DoCheckSum] Global CheckSum result is 0   (62 s after the strike)"}};
+           "worker_0 [WARNING] [silent_detector.cc:316] DoCheckSum] Global CheckSum result is 0   (62 s after the strike)"};
 }
 
 // One fact the paper's log states, measured on every run.
@@ -163,7 +161,7 @@ int run_demo003(const demo003_options& o) {
     }
     fmt::print("== paper (003_dc12117c3d941011.txt, Use Cases{}; MindSpore's own initializers: values differ from ours)\n",
                check ? fmt::format(", NPU_ASD_ENABLE={}", o.npu_asd_enable) : "");
-    for (const auto& l : (check ? paper_silent_check(o.npu_asd_enable) : paper_silent_detect()).lines) fmt::print("          {}\n", l);
+    for (const auto& l : (check ? paper_silent_check(o.npu_asd_enable) : paper_silent_detect())) fmt::print("          {}\n", l);
   }
   json summary = json::array();
   fmt::print("== what the paper's log states, over {} initializations (95% Wilson interval)\n{:<64} {:>6} {:>24}\n", o.seeds, "fact", "paper", "ours");

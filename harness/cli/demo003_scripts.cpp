@@ -55,8 +55,8 @@ script_run run_silent_check(int npu_asd_enable, uint32_t init_seed, int steps) {
   demo_hooks h;
   h.eod_mask = eod_mask(1);
   h.backward_comm = [&](int64_t step, int rank, std::string_view op, std::span<const float> g) {
-    auto [it, fresh] = states.try_emplace({rank, std::string(op)}, p);
-    const silent::silent_check_v3_step s = it->second.observe(max_square(g));
+    auto& state = states.try_emplace({rank, std::string(op)}, p).first->second;
+    const silent::silent_check_v3_step s = state.observe(max_square(g));
     log_line l{rank, step, double(step), std::string(op), "", "", s.value};
     if (s.level == 1) {
       l.level = "ERROR";
@@ -96,8 +96,7 @@ script_run run_silent_detect(uint32_t init_seed, int steps) {
   h.eod_mask = eod_mask(0);
   h.backward_comm = [&](int64_t step, int rank, std::string_view name, std::span<const float> g) {
     const double now = double(step);
-    auto [it, fresh] = states.try_emplace({rank, std::string(name)});
-    const silent::feature_value_step s = it->second.observe(max_square(g));
+    const silent::feature_value_step s = states[{rank, std::string(name)}].observe(max_square(g));
     if (!s.alarm) return true;
     const silent::alarm_result a = strikes[size_t(rank)].alarm(now, clock.running(now));
     if (!a.counted) return true;  // within the cooldown: no strike, no log
