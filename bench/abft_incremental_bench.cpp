@@ -32,7 +32,7 @@ struct tile {
     for (auto& x : B) x = round_into<float>(bf16(), d.sample(g));
     gemm_fixed_order(A.data(), B.data(), acc.data(), s, {});
     for (size_t i = 0; i < acc.size(); ++i) C[i] = round_into<float>(bf16(), acc[i]);
-    const auto* info = find_detector("gemm", "vabft");
+    const auto* info = find_detector(view_kind::gemm, "vabft");
     auto raw = info->make(detector_params(validate_params(*info, nlohmann::json::object()), &bf16()), {&bf16(), &bf16()});
     det.reset(detector_cast<gemm_detector>(std::move(raw), "?", "gemm").release());
     det->encode(view(A.data(), B.data(), acc.data(), C.data()));

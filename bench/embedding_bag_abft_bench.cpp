@@ -132,7 +132,7 @@ setup& cached(int64_t dim) {
     for (size_t i = 0; i < b.indices.size(); ++i) b.weights.push_back(w(g));
     p->weighted.push_back(b);
   }
-  const auto* info = find_detector("embedding_bag", "abft_embeddingbag");
+  const auto* info = find_detector(view_kind::embedding_bag, "abft_embeddingbag");
   p->det.reset(dynamic_cast<embedding_bag_detector*>(
       info->make(detector_params(validate_params(*info, nlohmann::json::object()), &fp32()), {&u8(), &fp32(), {}}).release()));
   p->out.resize(size_t(k_bags * dim));

@@ -75,7 +75,7 @@ struct problem {
     for (auto& x : A) x = uint8_t(ua(g));
     for (auto& x : B) x = int8_t(ub(g));
     for (int64_t i = 0; i < s.k; ++i) std::copy_n(B.data() + i * s.n, s.n, Bp.data() + i * (s.n + 1));
-    const auto* info = find_detector("gemm_int8", "abft_int8");
+    const auto* info = find_detector(view_kind::int8_gemm, "abft_int8");
     det.reset(dynamic_cast<int8_gemm_detector*>(
         info->make(detector_params(validate_params(*info, nlohmann::json::object()), &s32()), {&s8(), &s32(), {}}).release()));
     encode();

@@ -89,7 +89,7 @@ struct size_run {
     for (const auto& v : cap.views) views.push_back(&v);
     for (const auto& dc : k_detectors) {
       sdc::detector_choice ch;
-      ch.info = sdc::find_detector("training", dc.name);
+      ch.info = sdc::find_detector(sdc::view_kind::training, dc.name);
       ch.label = dc.label;
       ch.params = sdc::validate_params(*ch.info, dc.params.is_null() ? nlohmann::json::object() : dc.params);
       dets.push_back(sdc::build_episode_detector(ch, {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}));

@@ -54,7 +54,7 @@ struct data {
     for (auto& x : B) x = T(d(g));
     gemm_openblas(A.data(), B.data(), C.data(), s);
     const format& f = sizeof(T) == 4 ? fp32() : fp64();
-    const auto* info = find_detector("gemm", "vabft");
+    const auto* info = find_detector(view_kind::gemm, "vabft");
     auto make = [&](const nlohmann::json& params) {
       auto raw = info->make(detector_params(validate_params(*info, params), &f), {&f, &f});
       return std::unique_ptr<gemm_detector>(detector_cast<gemm_detector>(std::move(raw), "?", "gemm").release());

@@ -117,7 +117,7 @@ class aabft_policy {
 };
 
 SDCBENCH_REGISTER_DETECTOR({
-    "gemm", "aabft", "A-ABFT: probabilistic inner-product bound, threshold 3 sigma (001 eq. 26)",
+    view_kind::gemm, "aabft", "A-ABFT: probabilistic inner-product bound, threshold 3 sigma (001 eq. 26)",
     [] {
       auto p = abft_common_params();
       p.push_back({"y", param_spec::type::number_or, 21.0, "scale y: a number (21 in 001 Tables 4-5), \"computed\" or \"p_largest\"",

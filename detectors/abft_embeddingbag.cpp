@@ -64,7 +64,7 @@ class abft_embeddingbag final : public embedding_bag_detector {
   bool fp64_;
 };
 
-SDCBENCH_REGISTER_DETECTOR({"embedding_bag", "abft_embeddingbag",
+SDCBENCH_REGISTER_DETECTOR({view_kind::embedding_bag, "abft_embeddingbag",
                             "004 Algorithm 2: sum of each bag's result vs sum of alpha_i C_T[i] + d beta_i, "
                             "relative bound (score = worst |RSum - CSum| / (bound |CSum|))",
                             {{"bound", param_spec::type::number, 1e-5, "relative round-off bound (the paper: 1e-5)", {}},

@@ -193,7 +193,7 @@ class abft_int8_exact final : public int8_gemm_detector {
   std::vector<std::pair<int64_t, int64_t>> rows_;  // last verify: (sum_j C[i][j], A_i S_B)
 };
 
-SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8",
+SDCBENCH_REGISTER_DETECTOR({view_kind::int8_gemm, "abft_int8",
                             "004 Algorithm 1: B's row sums mod M packed as an extra s8 column; row check of C mod M "
                             "(score = rows flagged)",
                             {{"modulus", param_spec::type::integer, 127,
@@ -209,7 +209,7 @@ SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8",
                             false,
                             {"paper_formula_detect", "theory_detect"}});
 
-SDCBENCH_REGISTER_DETECTOR({"gemm_int8", "abft_int8_exact",
+SDCBENCH_REGISTER_DETECTOR({view_kind::int8_gemm, "abft_int8_exact",
                             "004 Algorithm 1 without the modulus: int64 row sums of B, A x S_B as a GEMV, exact row "
                             "check (score = rows flagged)",
                             {},

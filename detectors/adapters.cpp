@@ -61,6 +61,7 @@ class window_detector final : public episode_detector {
     if (in.flagged) last_flagged_ = in;
     verdict out;
     out.metrics = in.metrics;
+    out.series = in.series;
     if (spec_.contains("ema")) {
       const double beta = spec_["ema"]["beta"], thr = spec_["ema"]["threshold"];
       const double s = std::isnan(in.score) ? INFINITY : in.score;

@@ -30,7 +30,7 @@ constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<const training_step*> steps_of(const std::vector<const step_view*>& views) {
   std::vector<const training_step*> s;
-  for (const auto* v : views) s.push_back(&view_cast<training_step>(*v, "training"));
+  for (const auto* v : views) s.push_back(&view_cast<training_step>(*v, view_kind::training));
   return s;
 }
 
@@ -120,7 +120,7 @@ class consistency_curve final : public episode_detector {
     for (size_t i = 0; i < 6; ++i) series_[i].push_back(now[i]);
     verdict out;
     for (size_t i = 0; i < 6; ++i)
-      for (size_t k = 0; k < series_[i].size(); ++k) out.metrics.emplace_back(fmt::format("{}_s{:02d}", k_names[i], k), series_[i][k]);
+      for (size_t k = 0; k < series_[i].size(); ++k) out.series.push_back({k_names[i], series_axis::step, int32_t(k), -1, series_[i][k]});
     for (size_t i = 0; i < 6; ++i) {
       out.metrics.emplace_back(fmt::format("{}_p50", k_names[i]), quantile(series_[i], 0.5));
       out.metrics.emplace_back(fmt::format("{}_p90", k_names[i]), quantile(series_[i], 0.9));
@@ -144,7 +144,7 @@ std::unique_ptr<detector> no_per_rank(const detector_params&, const detector_con
 }
 
 using T = param_spec::type;
-SDCBENCH_REGISTER_DETECTOR({"training", "grad_norm_outlier",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "grad_norm_outlier",
                             "002: a rank whose pre-all-reduce gradient norm is a robust outlier among the ranks (|z| of the "
                             "log-norm > z); blames it",
                             {{"z", T::number, 5.0, "robust z-score threshold over the ranks", {}}},
@@ -152,7 +152,7 @@ SDCBENCH_REGISTER_DETECTOR({"training", "grad_norm_outlier",
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<episode_detector> {
                               return std::make_unique<grad_norm_outlier>(z_max(p, "grad_norm_outlier"));
                             }});
-SDCBENCH_REGISTER_DETECTOR({"training", "cosine_outlier",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "cosine_outlier",
                             "002: a rank whose gradient's cosine to the sum of the others' is a low robust outlier (z < -z), "
                             "from one extra all-reduce of unit vectors; blames it",
                             {{"z", T::number, 5.0, "robust z-score threshold over the ranks", {}}},
@@ -160,7 +160,7 @@ SDCBENCH_REGISTER_DETECTOR({"training", "cosine_outlier",
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<episode_detector> {
                               return std::make_unique<cosine_outlier>(z_max(p, "cosine_outlier"));
                             }});
-SDCBENCH_REGISTER_DETECTOR({"training", "consistency_curve",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "consistency_curve",
                             "002: records each step's loss std and range, gradient-norm mean, std and range, and mean pairwise "
                             "cosine across ranks, with their median and 90th percentile over the episode (never flags)",
                             {}, no_per_rank, true, {},

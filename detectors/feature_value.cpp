@@ -92,7 +92,7 @@ class feature_value_detector final : public episode_detector {
     out.score = 0;
     const bool running = c_.strikes.with_checksum && clock_.running(now);
     if (running) run_checksum(views, k, out);
-    for (size_t r = 0; r < views.size(); ++r) check_rank(view_cast<training_step>(*views[r], "training"), int(r), k, now, running, out);
+    for (size_t r = 0; r < views.size(); ++r) check_rank(view_cast<training_step>(*views[r], view_kind::training), int(r), k, now, running, out);
     if (c_.strikes.with_checksum && clock_.poll(now, strikes_)) metric("checksums") += 1;
     out.metrics = metrics_;
     return out;
@@ -135,7 +135,7 @@ class feature_value_detector final : public episode_detector {
     metric("checksum_steps") += 1;
     double worst = 0;
     for (size_t r = 0; r < views.size(); ++r) {
-      for (const auto& g : view_cast<training_step>(*views[r], "training").gemms) {
+      for (const auto& g : view_cast<training_step>(*views[r], view_kind::training).gemms) {
         if (!g.bf16) continue;  // both originals check bf16 MatMuls only
         const auto v = c_.variant == asd_variant::mindspore ? checksum_variant::mindspore : checksum_variant::torch_npu;
         const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, v);
@@ -178,7 +178,7 @@ fv_config parse_config(const detector_params& p) {
 }
 
 using T = param_spec::type;
-SDCBENCH_REGISTER_DETECTOR({"training", "feature_value",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "feature_value",
                             "003: max g^2 of every N-th parameter's gradient before the all-reduce against EMA thresholds, "
                             "strikes on a simulated clock, optionally the bf16 matmul CheckSum on every rank",
                             {{"variant", T::choice, "mindspore", "whose code: mindspore (003's MS_NPU_ASD_CONFIG) or torch_npu (NPU_ASD_CONFIG)",

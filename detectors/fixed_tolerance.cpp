@@ -53,7 +53,7 @@ class fixed_abs_policy {
   double tol_;
 };
 
-SDCBENCH_REGISTER_DETECTOR({"gemm", "fixed_rel", "classic ABFT: fixed relative tolerance (Huang & Abraham; 001 eqs. 1-5)",
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "fixed_rel", "classic ABFT: fixed relative tolerance (Huang & Abraham; 001 eqs. 1-5)",
                             [] {
                               auto p = abft_common_params();
                               p.push_back({"rel_tol", param_spec::type::tolerance, "8u", "a number, or \"Ku\" unit roundoffs of the output"});
@@ -66,7 +66,7 @@ SDCBENCH_REGISTER_DETECTOR({"gemm", "fixed_rel", "classic ABFT: fixed relative t
                                   read_abft_options(p), fixed_rel_policy(p.number("rel_tol"), p.choice("scale") == "abs_rowsum"));
                             }});
 
-SDCBENCH_REGISTER_DETECTOR({"gemm", "fixed_abs", "classic ABFT: fixed absolute tolerance",
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "fixed_abs", "classic ABFT: fixed absolute tolerance",
                             [] {
                               auto p = abft_common_params();
                               p.push_back({"abs_tol", param_spec::type::number, 1e-3, "absolute tolerance on |D1|"});

@@ -9,7 +9,7 @@ void gemm_detector::reset(const episode_context& e) {
 
 void gemm_detector::encode(const step_view& v, size_t) {
   if (auto* f = dynamic_cast<const gemm_step<float>*>(&v)) return encode(f->clean);
-  encode(view_cast<gemm_step<double>>(v, "gemm").clean);
+  encode(view_cast<gemm_step<double>>(v, view_kind::gemm).clean);
 }
 
 template <class T>
@@ -23,7 +23,7 @@ verdict gemm_detector::observe_t(const gemm_step<T>& s) {
 
 verdict gemm_detector::observe(const step_view& v) {
   if (auto* f = dynamic_cast<const gemm_step<float>*>(&v)) return observe_t(*f);
-  return observe_t(view_cast<gemm_step<double>>(v, "gemm"));
+  return observe_t(view_cast<gemm_step<double>>(v, view_kind::gemm));
 }
 
 }  // namespace sdc

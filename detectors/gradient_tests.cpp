@@ -130,8 +130,8 @@ verdict uu(std::span<const double> v, double alpha) {
 }
 
 // A recorder, not a detector: records the histogram of the values (never flags), so a
-// result set holds the distribution's shape (000 Figure 2): metrics bin_NN =
-// count in bin NN of [lo, hi), and below / above. The engine's clean.* and
+// result set holds the distribution's shape (000 Figure 2): series `count`
+// over the bins of [lo, hi), and metrics below / above. The engine's clean.* and
 // faulty.* means are the average histograms of clean and corrupted samples.
 class histogram final : public gradient_detector {
  public:
@@ -145,7 +145,7 @@ class histogram final : public gradient_detector {
       else ++count[size_t(std::min(bins_ - 1, int((x - lo_) / (hi_ - lo_) * bins_)))];
     }
     verdict v{false, std::nan("")};
-    for (int b = 0; b < bins_; ++b) v.metrics.emplace_back(fmt::format("bin_{:02d}", b), count[size_t(b)]);
+    for (int b = 0; b < bins_; ++b) v.series.push_back({"count", series_axis::bin, b, -1, count[size_t(b)]});
     v.metrics.emplace_back("below", count[size_t(bins_)]);
     v.metrics.emplace_back("above", count[size_t(bins_ + 1)]);
     return v;
@@ -183,35 +183,35 @@ const std::vector<detector_info>& sample_tests() {
     const param_spec k_alpha{"alpha", param_spec::type::number, 1.0,
         "folding p-value level; 1 = Phi < 1 alone decides (the paper's rule)", {}};
 
-    T({"gradient", "folding_w1",
+    T({view_kind::sample, "folding_w1",
           "000 Algorithm 1: folding test, then W1 between the sides of its pivot > tau (score = W1 / tau)",
           {k_tau, k_alpha},
           [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
             return std::make_unique<folding_w1>(p.number("tau"), p.number("alpha"), true);
           }});
-    T({"gradient", "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
+    T({view_kind::sample, "folding", "000 ablation: the folding test alone (score = 1 / Phi)", {k_alpha},
           [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
             return std::make_unique<folding_w1>(3.0, p.number("alpha"), false);
           }});
-    T({"gradient", "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
+    T({view_kind::sample, "w1", "000 ablation: W1 between the sides of the median > tau (score = W1 / tau)",
           {k_tau},
           [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
             return make_sample_detector([tau = p.number("tau")](auto v) { return median_w1(v, tau); });
           }});
-    T({"gradient", "robust_z",
+    T({view_kind::sample, "robust_z",
           "baseline: robust z-score of the largest log-norm, (max - median) / (1.4826 MAD) > z",
           {{"z", param_spec::type::number, 5.0, "z-score threshold", {}}},
           [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
             return make_sample_detector([z = p.number("z")](auto v) { return robust_z(v, z); });
           }});
-    T({"gradient", "dip",
+    T({view_kind::sample, "dip",
              "Appendix A: Hartigan's dip test (AS 217 + Maechler's fixes), p-value from the qDiptab "
              "table < alpha (score = sqrt(m) dip)",
              {{"alpha", param_spec::type::number, 0.05, "significance level", {}}},
              [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                return make_sample_detector([a = level(p, "dip")](auto v) { return dip(v, a); });
              }});
-    T({"gradient", "silverman",
+    T({view_kind::sample, "silverman",
              "Appendix A: Silverman's critical-bandwidth test, smoothed bootstrap p-value < alpha "
              "(score = 1 - p)",
              {{"alpha", param_spec::type::number, 0.05, "significance level", {}},
@@ -224,13 +224,13 @@ const std::vector<detector_info>& sample_tests() {
                  return silverman(v, a, B, seed);
                });
              }});
-    T({"gradient", "uu_test",
+    T({view_kind::sample, "uu_test",
              "Appendix A: the UU-test (KS-uniform segments at alpha; flags when no unimodal model fits)",
              {{"alpha", param_spec::type::number, 0.01, "KS level of every segment (the authors: 0.01)", {}}},
              [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                return make_sample_detector([a = level(p, "uu_test")](auto v) { return uu(v, a); });
              }});
-    T({"gradient", "histogram",
+    T({view_kind::sample, "histogram",
              "records the values' histogram as metrics bin_NN over [lo, hi) (never flags; 000 Figure 2)",
              {{"lo", param_spec::type::number, -10.0, "lower edge", {}},
               {"hi", param_spec::type::number, 100.0, "upper edge", {}},
@@ -242,7 +242,7 @@ const std::vector<detector_info>& sample_tests() {
                return std::make_unique<histogram>(p.number("lo"), p.number("hi"), int(bins));
              },
              true});
-    T({"gradient", "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
+    T({view_kind::sample, "nan_inf", "baseline: any Inf/NaN gradient element (a non-finite log-norm)", {},
           [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
             return std::make_unique<gradient_nan_inf>();
           }});
@@ -253,14 +253,9 @@ const std::vector<detector_info>& sample_tests() {
 
 namespace {
 
-// Registered for both workloads that hand detectors a sample of values.
+// Registered once for sample views: every workload handing one (gradient, mixture) runs them.
 const bool registered = [] {
-  for (detector_info info : sample_tests()) {
-    detector_info m = info;
-    m.workload = "mixture";
-    register_detector(std::move(m));
-    register_detector(std::move(info));
-  }
+  for (detector_info info : sample_tests()) register_detector(std::move(info));
   return true;
 }();
 

@@ -67,7 +67,7 @@ class higham_policy {
   std::vector<double> abs_b_, abs_a_;
 };
 
-SDCBENCH_REGISTER_DETECTOR({"gemm", "higham",
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "higham",
                             "deterministic worst-case bound 2 gamma_{K+N} |A||B| per check (Higham ch. 3)",
                             abft_common_params(), [](const detector_params& p, const detector_context&) {
                               return std::make_unique<checksum_abft<higham_policy>>(read_abft_options(p), higham_policy{});

@@ -22,7 +22,7 @@ class nan_inf_check final : public gemm_detector_t<nan_inf_check> {
 };
 
 SDCBENCH_REGISTER_DETECTOR({
-    "gemm", "nan_inf", "flags any NaN or Inf in the output (baseline; score = count of non-finite elements)", {},
+    view_kind::gemm, "nan_inf", "flags any NaN or Inf in the output (baseline; score = count of non-finite elements)", {},
     [](const detector_params&, const detector_context&) { return std::make_unique<nan_inf_check>(); }});
 
 }  // namespace

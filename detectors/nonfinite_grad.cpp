@@ -21,7 +21,7 @@ class nonfinite_grad final : public training_detector {
   }
 };
 
-SDCBENCH_REGISTER_DETECTOR({"training", "nonfinite_grad",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "nonfinite_grad",
                             "flags a rank whose loss or pre-all-reduce gradients hold NaN/Inf (baseline; score = their count)",
                             {},
                             [](const detector_params&, const detector_context&) { return std::make_unique<nonfinite_grad>(); }});

@@ -57,7 +57,7 @@ class npu_asd final : public training_detector {
 };
 
 using T = param_spec::type;
-SDCBENCH_REGISTER_DETECTOR({"training", "npu_asd",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "npu_asd",
                             "003's NPU_ASD_ENABLE check (CANN SilentCheckV3): max g^2 of the gradient entering the "
                             "all-reduce against its bias-corrected EMA times 1e6 (fault) / 1e4 (warning), every step",
                             {{"thresh_l1", T::number, 1e6, "c_thresh_l1: level-1 (fault) factor over the average", {}},

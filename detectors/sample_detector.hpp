@@ -11,7 +11,7 @@ namespace sdc {
 class gradient_detector : public detector {
  public:
   virtual verdict verify(const gradient_data& d) = 0;
-  verdict observe(const step_view& v) override { return verify(view_cast<sample_step>(v, "sample").data); }
+  verdict observe(const step_view& v) override { return verify(view_cast<sample_step>(v, view_kind::sample).data); }
 };
 
 // Every sample test of gradient_tests.cpp (000's folding + W1, ablations,

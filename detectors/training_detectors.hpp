@@ -13,7 +13,7 @@ namespace sdc {
 class training_detector : public detector {
  public:
   virtual verdict check(const training_step& s) = 0;
-  verdict observe(const step_view& v) override { return check(view_cast<training_step>(v, "training")); }
+  verdict observe(const step_view& v) override { return check(view_cast<training_step>(v, view_kind::training)); }
 };
 
 // 003's feature value of a gradient: max g^2 in fp32 (torch.pow(torch.norm(g,

@@ -28,7 +28,7 @@ namespace {
 std::vector<const detector_info*> all_gemm_detectors() {
   std::vector<const detector_info*> out;
   for (const auto* d : all_detectors())
-    if (d->workload == "gemm" && !d->recorder) out.push_back(d);
+    if (d->view == view_kind::gemm && !d->recorder) out.push_back(d);
   return out;
 }
 
@@ -98,7 +98,7 @@ class gemm_family_check final : public gemm_checks {
 };
 
 using T = param_spec::type;
-SDCBENCH_REGISTER_DETECTOR({"training", "matmul_checksum",
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "matmul_checksum",
                             "003's bf16 matmul CheckSum on every GEMM of every step (not only after a strike-out); blames the "
                             "rank whose GEMM fails",
                             {{"variant", T::choice, "mindspore", "mindspore (the bound as is) or torch_npu (x5, recompute)",
@@ -115,7 +115,7 @@ SDCBENCH_REGISTER_DETECTOR({"training", "matmul_checksum",
 const bool registered = register_detector_late([] {
   for (const detector_info* info : all_gemm_detectors()) {
     detector_info t = *info;
-    t.workload = "training";
+    t.view = view_kind::training;
     t.name = "gemm_" + info->name;
     t.summary = "001's GEMM check on every GEMM of the rank's linear layers: " + info->summary;
     t.recorder = false, t.closed_forms = {}, t.make_episode = {};

@@ -46,7 +46,7 @@ class rank_log_norms final : public training_detector {
 const bool registered = [] {
   for (const detector_info& test : sample_tests()) {
     detector_info t = test;
-    t.workload = "training";
+    t.view = view_kind::training;
     t.summary = "000 before the all-reduce, on each rank's gradient log-norms: " + test.summary;
     t.params.push_back({"split", param_spec::type::text, "per_row", "cut each gradient per_tensor, per_row or into block(N)", {}});
     t.make = [make = test.make](const detector_params& p, const detector_context& ctx) -> std::unique_ptr<detector> {

@@ -178,11 +178,11 @@ std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_co
                                                        vabft_policy(exact, p.number("c_sigma"), e_max, table));
 }
 
-SDCBENCH_REGISTER_DETECTOR({"gemm", "vabft",
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "vabft",
                             "V-ABFT: variance-based adaptive threshold, extrema-variance bound (001 Algorithm 1, eqs. 23-24)",
                             vabft_params(),
                             [](const detector_params& p, const detector_context& c) { return make_vabft(p, c, false); }});
-SDCBENCH_REGISTER_DETECTOR({"gemm", "vabft_exact_variance",
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "vabft_exact_variance",
                             "V-ABFT with the true row variances instead of the extrema bound (ablation of 001 eq. 24)",
                             vabft_params(),
                             [](const detector_params& p, const detector_context& c) { return make_vabft(p, c, true); }});

@@ -1,4 +1,4 @@
-// What a detector is, and the registry that finds one by (workload, name).
+// What a detector is, and the registry that finds one by (view kind, name).
 //
 // Every detector is a `detector`: reset at the start of an episode, shown one
 // rank's view of each step (protocol/episode.hpp), returning a verdict that
@@ -30,7 +30,8 @@ namespace sdc {
 // One check's answer. score = measured / threshold where the detector has one
 // (flagged iff score > 1), so a whole threshold sweep can be read off one run.
 // `metrics` are named per-trial numbers (thresholds, tightness, ...); the engine
-// reports their median, mean and max over clean and over faulty trials.
+// reports their median, mean and max over clean and over faulty trials;
+// `series` the same per point of a curve or histogram.
 // A detector that localizes a faulty output element reports it in
 // `located_row/col` (one of them alone: a row or a column) with the value it
 // would write there (`corrected_value`, eq. (10) of 001_e8c16cbdc32a8eac.txt);
@@ -38,6 +39,21 @@ namespace sdc {
 // the location against the injection record; the workload judges the
 // correction against the exact result. `evidence` carries what a workload's
 // ground truth may inspect afterwards (EmbeddingBag: each bag's two sums).
+// One point of a series a detector or recorder reports beside its scalar
+// metrics: a curve over the episode's steps (over = step) or a histogram
+// (over = bin), of all ranks or of one (rank >= 0). Result sets store each
+// series as typed arrays (schema 3), never as names to be parsed back.
+enum class series_axis { step, bin };
+inline const char* series_axis_name(series_axis a) { return a == series_axis::step ? "step" : "bin"; }
+struct series_point {
+  std::string name;
+  series_axis over = series_axis::step;
+  int32_t index = 0;
+  int32_t rank = -1;  // -1: not one rank's
+  double value = 0;
+};
+using series_list = std::vector<series_point>;
+
 struct verdict {
   bool flagged = false;
   double score = std::numeric_limits<double>::quiet_NaN();
@@ -46,6 +62,7 @@ struct verdict {
   double corrected_value = std::numeric_limits<double>::quiet_NaN();
   int rank = -1;
   nlohmann::json evidence;  // null unless the detector leaves some
+  series_list series;       // curves and histograms (recorders)
   location where() const { return {rank, located_row, located_col}; }
 };
 
@@ -133,7 +150,7 @@ class detector_params {
 };
 
 struct detector_info {
-  std::string workload;  // "gemm", ...
+  view_kind view = view_kind::gemm;  // the view it reads; every workload handing that kind can run it
   std::string name;
   std::string summary;   // one line, with the paper/equation it implements
   std::vector<param_spec> params;
@@ -165,7 +182,7 @@ bool register_detector(detector_info info);
 // family's parameters): runs once, at the first look-up, after every file's
 // static registration.
 bool register_detector_late(std::function<void()> registration);
-const detector_info* find_detector(const std::string& workload, const std::string& name);
+const detector_info* find_detector(view_kind view, const std::string& name);
 std::vector<const detector_info*> all_detectors();
 
 // Checks `given` (a JSON object) against the spec; throws value_error naming the

@@ -55,12 +55,21 @@ struct episode_context {
   int64_t history = 0;
 };
 
+// The kinds of view workloads hand detectors (protocol/views/). A detector is
+// registered for the kind it reads, so it serves every workload that hands
+// that kind (the sample tests: the gradient and mixture workloads).
+enum class view_kind { gemm, int8_gemm, embedding_bag, sample, training };
+inline const char* view_kind_name(view_kind k) {
+  constexpr const char* names[] = {"gemm", "int8_gemm", "embedding_bag", "sample", "training"};
+  return names[int(k)];
+}
+
 // One rank's view of one step. Workloads derive their view types from it
 // (protocol/views/*_view.hpp); detectors read them through view_cast.
 class step_view {
  public:
   virtual ~step_view() = default;
-  virtual const char* kind() const = 0;  // "gemm", "int8_gemm", "embedding_bag", "sample", ...
+  virtual view_kind kind() const = 0;
   int rank = 0;
   int64_t step = 0;
 };
@@ -68,9 +77,9 @@ class step_view {
 // The view as the type a detector family reads; a clear error, not an
 // unchecked downcast, when a detector is fed another workload's views.
 template <class V>
-const V& view_cast(const step_view& v, const char* expected_kind) {
+const V& view_cast(const step_view& v, view_kind expected) {
   if (auto* p = dynamic_cast<const V*>(&v)) return *p;
-  throw std::logic_error(std::string("a detector that reads ") + expected_kind + " views was given a " + v.kind() +
+  throw std::logic_error(std::string("a detector that reads ") + view_kind_name(expected) + " views was given a " + view_kind_name(v.kind()) +
                          " view (" + typeid(v).name() + "): the suite pairs it with the wrong workload");
 }
 

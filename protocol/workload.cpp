@@ -25,16 +25,20 @@ nlohmann::json cell::axes_json() const {
   return j;
 }
 
-int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::string& axis) {
-  size_t used = 0;
-  long long n = min - 1;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-  }
-  if (n < min || used != v.size())
-    throw value_error(axis + ": expected an integer >= " + std::to_string(min) + "; got '" + v + "'");
-  return n;
+fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names) {
+  return parse_fault_axes([&](const std::string& name) -> const std::string& { return c.at(name); }, names);
+}
+
+fault_plan plan_of(const fault_axes& a, const format& f) {
+  std::string why, axis;
+  auto spec = fault_spec_for(a, f, &why, &axis);
+  if (!spec) throw value_error(axis + ": " + why);
+  fault_plan p;
+  p.spec = std::move(*spec);
+  p.count = a.count;
+  p.when = a.when;
+  p.rank = a.rank;
+  return p;
 }
 
 detector_context dtype_axis_context(const cell& c) {

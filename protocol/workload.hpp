@@ -14,25 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "foundation/axis.hpp"
 #include "protocol/detector.hpp"
 #include "foundation/ground_truth/exact_dot.hpp"
 #include "foundation/random/streams.hpp"
+#include "injectors/fault_axes.hpp"
 #include "injectors/inject.hpp"
 #include "injectors/site.hpp"
 #include "protocol/episode.hpp"
 
 namespace sdc {
-
-// One axis: its name, help text, default values, and the parser that turns a
-// value as written (JSON string or number, or command-line text) into its
-// canonical text, throwing value_error with the expected syntax.
-struct axis_def {
-  std::string name;
-  std::string help;
-  std::vector<std::string> defaults;
-  // (value text, folder of the suite file for relative paths) -> canonical text
-  std::function<std::string(const std::string&, const std::string&)> canonical;
-};
 
 // Why a combination of axis values is skipped, and which axis is to blame (a
 // value of that axis that is skipped in every cell it appears in is an error).
@@ -147,6 +138,8 @@ class workload {
   virtual ~workload() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
+  // The kind of view its runners hand detectors: which detectors it can run.
+  virtual view_kind view() const = 0;
   virtual const std::vector<axis_def>& axes() const = 0;
   // nullopt when the cell can run; else why the combination makes no sense.
   virtual std::optional<skip_info> skip_reason(const cell& c) const = 0;
@@ -164,9 +157,13 @@ class workload {
   virtual nlohmann::json numerics() const { return nullptr; }
 };
 
-// An axis value that must be an integer >= `min` (counts, sizes); throws
-// value_error "AXIS: expected an integer >= MIN; got 'V'".
-int64_t parse_integer_at_least(const std::string& v, int64_t min, const std::string& axis);
+// The cell's shared fault axes (injectors/fault_axes.hpp), parsed once.
+fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names);
+
+// The plan of a cell's fault axes for a target stored in format f: its spec
+// (resolved bits, element rule), count, schedule and rank. value_error when
+// the bits do not fit f (skip_reason says so first: fault_spec_for).
+fault_plan plan_of(const fault_axes& a, const format& f);
 
 // The detector context of a workload whose `dtype` axis is both the input and
 // the output format (gemm, gradient).

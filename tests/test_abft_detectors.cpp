@@ -20,7 +20,7 @@ using json = nlohmann::json;
 namespace {
 
 std::unique_ptr<gemm_detector> make(const std::string& name, const json& params, const format& dtype) {
-  const auto* info = find_detector("gemm", name);
+  const auto* info = find_detector(view_kind::gemm, name);
   EXPECT_NE(info, nullptr) << name;
   auto det = info->make(detector_params(validate_params(*info, params), &dtype),
                         {&dtype, &dtype, {{"accumulation", "sequential"}, {"shape", "37x129x41"}},

@@ -446,17 +446,17 @@ TEST(Cli, Table3SuiteMatchesThePaper) {
   EXPECT_EQ(rows, 6);
 }
 
-TEST(Cli, MigrateTurnsVersion1IntoAValidVersion2WithTheSameCounts) {
+TEST(Cli, MigrateTurnsVersion1IntoAValidVersion3WithTheSameCounts) {
   const auto d = scratch_dir("migrate");
   const std::string v1 = std::string(SDCBENCH_TEST_DATA) + "/fixtures/compare_a.json";
   auto ok = run_cli("validate " + v1);  // old files still validate
   EXPECT_EQ(ok.code, 0) << ok.output;
   EXPECT_NE(ok.output.find("valid sdcbench.result/1"), std::string::npos) << ok.output;
-  auto r = run_cli("migrate " + v1 + " --out " + d + "/v2.json");
+  auto r = run_cli("migrate " + v1 + " --out " + d + "/v3.json");
   ASSERT_EQ(r.code, 0) << r.output;
-  auto v = run_cli("validate " + d + "/v2.json");
-  EXPECT_NE(v.output.find("valid sdcbench.result/2"), std::string::npos) << v.output;
-  const json a = read_json(v1), b = read_json(d + "/v2.json");
+  auto v = run_cli("validate " + d + "/v3.json");
+  EXPECT_NE(v.output.find("valid sdcbench.result/3"), std::string::npos) << v.output;
+  const json a = read_json(v1), b = read_json(d + "/v3.json");
   ASSERT_EQ(a["cells"].size(), b["cells"].size());
   for (size_t i = 0; i < a["cells"].size(); ++i) {
     const auto &x = a["cells"][i], &y = b["cells"][i];
@@ -470,8 +470,8 @@ TEST(Cli, MigrateTurnsVersion1IntoAValidVersion2WithTheSameCounts) {
     EXPECT_LE(y["faulty"]["ci95"][0].get<double>(), rate);
     EXPECT_GE(y["faulty"]["ci95"][1].get<double>(), rate);
   }
-  EXPECT_EQ(run_cli("show " + d + "/v2.json").code, 0);
-  EXPECT_EQ(run_cli("migrate " + d + "/v2.json --out " + d + "/again.json").code, 2);  // already version 2
+  EXPECT_EQ(run_cli("show " + d + "/v3.json").code, 0);
+  EXPECT_EQ(run_cli("migrate " + d + "/v3.json --out " + d + "/again.json").code, 2);  // already version 3
 }
 
 // sdcbench demo003: bad options end with exit 2 and a message naming the

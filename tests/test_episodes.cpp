@@ -77,6 +77,7 @@ class fake_workload final : public workload {
              {"rank", "faulty rank", {"1"}, text}};
   }
   std::string name() const override { return "fake_ranks"; }
+  view_kind view() const override { return view_kind::sample; }
   std::string summary() const override { return "test: N(0,1) values on several ranks and steps"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
   std::optional<skip_info> skip_reason(const cell&) const override { return std::nullopt; }
@@ -130,11 +131,11 @@ class blame_rank0 final : public episode_detector {
 
 const bool registered = [] {
   register_workload(std::make_unique<fake_workload>());
-  register_detector({"fake_ranks", "max_abs", "test", {{"threshold", param_spec::type::number, 100.0, "", {}}},
+  register_detector({view_kind::sample, "max_abs", "test", {{"threshold", param_spec::type::number, 100.0, "", {}}},
                      [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                        return std::make_unique<max_abs>(p.number("threshold"));
                      }});
-  detector_info b{"fake_ranks", "blame_rank0", "test", {}, nullptr};
+  detector_info b{view_kind::sample, "blame_rank0", "test", {}, nullptr};
   b.make = [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> { return std::make_unique<max_abs>(100); };
   b.make_episode = [](const detector_params&, const detector_context&) -> std::unique_ptr<episode_detector> {
     return std::make_unique<blame_rank0>();

@@ -140,7 +140,7 @@ struct protected_gemm {
 
   protected_gemm(int64_t m_, int64_t n_, int64_t k_, const char* name, nlohmann::json params, rng& g)
       : m(m_), n(n_), k(k_) {
-    const auto* info = find_detector("gemm_int8", name);
+    const auto* info = find_detector(view_kind::int8_gemm, name);
     det.reset(dynamic_cast<int8_gemm_detector*>(
         info->make(detector_params(validate_params(*info, params), &s32()), {&s8(), &s32(), {}}).release()));
     ld = n + det->extra_columns();
@@ -326,7 +326,7 @@ TEST(EmbeddingBag, QuantizationRoundTripsWithinHalfAStep) {
 }
 
 std::unique_ptr<embedding_bag_detector> eb_detector(nlohmann::json params) {
-  const auto* info = find_detector("embedding_bag", "abft_embeddingbag");
+  const auto* info = find_detector(view_kind::embedding_bag, "abft_embeddingbag");
   return std::unique_ptr<embedding_bag_detector>(dynamic_cast<embedding_bag_detector*>(
       info->make(detector_params(validate_params(*info, params), &fp32()), {&u8(), &fp32(), {}}).release()));
 }

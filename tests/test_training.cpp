@@ -295,13 +295,13 @@ TEST(TrainingConfig, BadConfigurationsNameTheField) {
     }
     return "(accepted)";
   };
-  EXPECT_EQ(field_of(R"({"model": {"width": 30, "heads": 4}})"), "model.heads");
-  EXPECT_EQ(field_of(R"({"optim": {"lr": -1}})"), "optim.lr");
-  EXPECT_EQ(field_of(R"({"ranks": 0})"), "ranks");
-  EXPECT_EQ(field_of(R"({"seed_policy": "S2"})"), "seed_policy");
-  EXPECT_EQ(field_of(R"({"buckets": "fp16"})"), "buckets");
-  EXPECT_EQ(field_of(R"({"model": {"layerz": 2}})"), "model.layerz");
-  EXPECT_EQ(field_of(R"({"pretrain": {"steps": 1.5}})"), "pretrain.steps");
+  EXPECT_EQ(field_of(R"({"model": {"width": 30, "heads": 4}})"), "/model/heads");
+  EXPECT_EQ(field_of(R"({"optim": {"lr": -1}})"), "/optim/lr");
+  EXPECT_EQ(field_of(R"({"ranks": 0})"), "/ranks");
+  EXPECT_EQ(field_of(R"({"seed_policy": "S2"})"), "/seed_policy");
+  EXPECT_EQ(field_of(R"({"buckets": "fp16"})"), "/buckets");
+  EXPECT_EQ(field_of(R"({"model": {"layerz": 2}})"), "/model/layerz");
+  EXPECT_EQ(field_of(R"({"pretrain": {"steps": 1.5}})"), "/pretrain/steps");
   EXPECT_EQ(field_of(R"({"steps": 3})"), "(accepted)");
   train_config c = small_config();
   c.dp.ranks = 500;

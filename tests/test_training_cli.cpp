@@ -55,7 +55,7 @@ TEST(TrainingCli, BadConfigurationsExitTwoNamingFileAndField) {
   std::ofstream(dir + "/heads.json") << R"({"model": {"width": 30, "heads": 4}})";
   auto r = run_cli("train " + dir + "/heads.json");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("heads.json: model.heads: a divisor of width 30; got 4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("heads.json: /model/heads: a divisor of width 30; got 4"), std::string::npos) << r.output;
   std::ofstream(dir + "/data.json") << R"({"data": "missing.json"})";
   r = run_cli("train " + dir + "/data.json");
   EXPECT_EQ(r.code, 2) << r.output;
@@ -90,9 +90,23 @@ TEST(TrainingCli, CampaignCellsAreTheSameOnOneAndTwoThreads) {
   }
   EXPECT_EQ(ja["recordings"], jb["recordings"]);
   ASSERT_EQ(ja["recordings"].size(), 2u);
-  for (const auto& r : ja["recordings"])  // the training curves: 6 steps, clean and faulty
-    for (const char* k : {"clean.loss_s00.mean", "faulty.loss_s05.mean", "faulty.loss_range_s02.max", "clean.grad_norm_s05.median"})
-      EXPECT_TRUE(r["metrics"].contains(k)) << k;
+  for (const auto& r : ja["recordings"]) {  // the training curves as typed series: 6 steps, clean and faulty
+    std::set<std::string> names;
+    for (const auto& s : r["series"]) {
+      EXPECT_EQ(s["over"], "step");
+      for (const char* kind : {"clean", "faulty"}) {
+        ASSERT_TRUE(s[kind].is_object()) << s.dump();
+        EXPECT_EQ(s[kind]["median"].size(), 6u) << s.dump();
+        const double episodes = s[kind]["count"][0], trials = ja["suite"]["trials"][kind];
+        EXPECT_GE(episodes, 1.0);
+        EXPECT_LE(episodes, trials);
+        EXPECT_EQ(s[kind]["count"][5].get<double>(), episodes) << "every episode of the kind reached step 5";
+      }
+      if (s["rank"].is_null()) names.insert(s["name"].get<std::string>());
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"grad_norm", "grad_norm_range", "loss", "loss_range"}));
+    EXPECT_TRUE(r["metrics"].empty()) << "the curves are series, not scalar names";
+  }
   EXPECT_EQ(run_cli("validate " + dir + "/a.json").code, 0);
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include "foundation/scoring/proportions.hpp"
 
@@ -23,24 +22,77 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - (q > 0 ? 1 : 0))];
 }
 
-// NAME.median/.mean/.max over the episodes' numbers, NAME.count (episodes) and
-// NAME.nan (episodes whose value is NaN: not computed, e.g. no strike, or NaN
-// itself), prefixed by the episode kind. A NaN is counted, never dropped into a
-// max; an infinite value makes mean or max null.
+// The median, mean and max of the episodes' numbers, their count (episodes)
+// and nan (episodes whose value is NaN: not computed, e.g. no strike, or NaN
+// itself). A NaN is counted, never dropped into a max; an infinite value makes
+// mean or max null.
+struct summary_stats {
+  json median, mean, max;
+  double count, nan;
+};
+summary_stats stats_of(const std::vector<double>& values) {
+  double sum = 0, mx = -INFINITY;
+  int64_t numbers = 0;
+  for (double x : values)
+    if (!std::isnan(x)) sum += x, mx = x > mx ? x : mx, ++numbers;
+  return {finite_or_null(quantile(values, 0.5)), finite_or_null(numbers ? sum / double(numbers) : NAN),
+          finite_or_null(numbers ? mx : NAN), double(values.size()), double(int64_t(values.size()) - numbers)};
+}
+
+// NAME.median/.mean/.max/.count/.nan (stats_of), prefixed by the episode kind.
 void summarize_named(const std::map<std::string, std::vector<double>> named[2], json& out) {
   for (int kind = 0; kind < 2; ++kind)
     for (const auto& [name, values] : named[kind]) {
       const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
-      double sum = 0, mx = -INFINITY;
-      int64_t numbers = 0;
-      for (double x : values)
-        if (!std::isnan(x)) sum += x, mx = x > mx ? x : mx, ++numbers;
-      out[prefix + ".median"] = finite_or_null(quantile(values, 0.5));
-      out[prefix + ".mean"] = finite_or_null(numbers ? sum / double(numbers) : NAN);
-      out[prefix + ".max"] = finite_or_null(numbers ? mx : NAN);
-      out[prefix + ".count"] = double(values.size());
-      out[prefix + ".nan"] = double(int64_t(values.size()) - numbers);
+      const summary_stats st = stats_of(values);
+      out[prefix + ".median"] = st.median;
+      out[prefix + ".mean"] = st.mean;
+      out[prefix + ".max"] = st.max;
+      out[prefix + ".count"] = st.count;
+      out[prefix + ".nan"] = st.nan;
     }
+}
+
+// The episodes' series, gathered per (name, axis, rank) and kind: index -> values.
+struct series_key {
+  std::string name;
+  int over;
+  int32_t rank;
+  auto operator<=>(const series_key&) const = default;
+};
+using series_values = std::map<series_key, std::map<int32_t, std::vector<double>>[2]>;
+
+void gather_series(const series_list& l, bool faulty, series_values& out) {
+  for (const auto& p : l) out[{p.name, int(p.over), p.rank}][faulty][p.index].push_back(p.value);
+}
+
+// Schema 3's typed series: per series, per episode kind, arrays indexed by
+// step or bin of the stats_of fields (null kind: no episode of it had the
+// series; an index no episode reached: count 0, statistics null).
+json series_json(const series_values& all) {
+  json out = json::array();
+  for (const auto& [key, kinds] : all) {
+    json s = {{"name", key.name}, {"over", series_axis_name(series_axis(key.over))},
+              {"rank", key.rank < 0 ? json(nullptr) : json(key.rank)}};
+    for (int kind = 0; kind < 2; ++kind) {
+      const auto& by_index = kinds[kind];
+      json& k = s[kind ? "faulty" : "clean"];
+      if (by_index.empty()) {
+        k = nullptr;
+        continue;
+      }
+      const size_t n = size_t(by_index.rbegin()->first) + 1;
+      for (const char* f : {"median", "mean", "max", "count", "nan"}) k[f] = json::array();
+      for (size_t i = 0; i < n; ++i) {
+        auto it = by_index.find(int32_t(i));
+        const summary_stats st = stats_of(it == by_index.end() ? std::vector<double>{} : it->second);
+        k["median"].push_back(st.median), k["mean"].push_back(st.mean), k["max"].push_back(st.max);
+        k["count"].push_back(st.count), k["nan"].push_back(st.nan);
+      }
+    }
+    out.push_back(s);
+  }
+  return out;
 }
 
 // A verdict decided by a non-finite value says so with a metric nonfinite_norms > 0
@@ -51,19 +103,17 @@ bool decided_by_nonfinite(const std::vector<std::pair<std::string, double>>& met
   return false;
 }
 
-// A compared recorder's episode-level metrics (every metric but the per-step
-// series NAME_sNN), one value per trial in trial order, null where the episode
-// was skipped or the value is NaN: the units of harness/results/paired.hpp.
+// A compared recorder's episode-level metrics (not its series), one value per
+// trial in trial order, null where the episode was skipped or the value is
+// NaN: the units of harness/results/paired.hpp.
 json episode_values(const std::vector<episode_result>& results, int64_t nf, size_t k) {
-  static const std::regex series(".*_s[0-9]+");
   json out = {{"faulty", json::object()}, {"clean", json::object()}};
   for (int64_t t = 0; t < int64_t(results.size()); ++t) {
     const auto& r = results[size_t(t)];
     const bool faulty = t < nf;
     const int64_t i = faulty ? t : t - nf;
     if (r.skipped) continue;
-    for (const auto& [name, v] : r.recordings[k]) {
-      if (std::regex_match(name, series)) continue;
+    for (const auto& [name, v] : r.recordings[k].metrics) {
       json& arr = out[faulty ? "faulty" : "clean"][name];
       const int64_t n = faulty ? nf : int64_t(results.size()) - nf;
       if (arr.is_null()) arr = json(std::vector<json>(size_t(n), nullptr));
@@ -120,6 +170,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     int64_t clean_score_nan = 0;  // NaN scores (a detector that saw NaN) are counted, not dropped
     std::vector<double> faulty_scores, latencies;
     std::map<std::string, std::vector<double>> named[2], judged[2];
+    series_values curves;
     for (int64_t t = 0; t < nf + nc; ++t) {
       const auto& r = results[size_t(t)];
       const bool faulty = t < nf;
@@ -132,6 +183,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
       ++counts[int(e.result)];
       for (const auto& [name, v] : e.metrics) named[faulty][name].push_back(v);
       for (const auto& [name, v] : e.judged) judged[faulty][name].push_back(v);
+      gather_series(e.series, faulty, curves);
       const bool by_nonfinite = decided_by_nonfinite(e.metrics);
       if (faulty) {
         const bool hit = is_detection(e.result);
@@ -190,6 +242,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
               {"faulty_score_median", finite_or_null(quantile(faulty_scores, 0.5))}};
     summarize_named(named, m);
     rec["metrics"] = m;
+    rec["series"] = series_json(curves);
     json wm = json::object();
     summarize_named(truth, wm);
     summarize_named(judged, wm);
@@ -206,15 +259,18 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
   }
   for (size_t k = 0; k < s.recorders.size(); ++k) {
     std::map<std::string, std::vector<double>> named[2];
+    series_values curves;
     for (int64_t t = 0; t < nf + nc; ++t) {
       const auto& r = results[size_t(t)];
       if (r.skipped) continue;
-      for (const auto& [name, v] : r.recordings[k]) named[t < nf][name].push_back(v);
+      for (const auto& [name, v] : r.recordings[k].metrics) named[t < nf][name].push_back(v);
+      gather_series(r.recordings[k].series, t < nf, curves);
     }
     json rec = head(s, c, s.recorders[k], "recorder");
     json m = json::object();
     summarize_named(named, m);
     rec["metrics"] = m;
+    rec["series"] = series_json(curves);
     if (!s.compare.is_null() && s.compare["recorder"] == s.recorders[k].label) rec["episodes"] = episode_values(results, nf, k);
     out.recordings.push_back(rec);
   }

@@ -1,7 +1,7 @@
-// What one cell's episodes add up to, as result-set records (schema 2,
-// results/schema/result-set-2.schema.json): per detector the outcome counts,
+// What one cell's episodes add up to, as result-set records (schema 3,
+// results/schema/result-set-3.schema.json): per detector the outcome counts,
 // detection, localization and false-alarm rates with Wilson intervals,
-// latency quantiles, false alarms per clean step, the detector's metrics and
+// latency quantiles, false alarms per clean step, the detector's metrics and series and
 // the workload's ground-truth metrics beside them; per recorder its metrics.
 #pragma once
 #include <nlohmann/json.hpp>

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 #include "foundation/errors.hpp"
 
 namespace sdc {
@@ -21,13 +23,19 @@ metric_list metrics_of(const json& a) {
   return m;
 }
 
+json series_json(const series_list& l) {
+  json a = json::array();
+  for (const auto& p : l) a.push_back(json::array({p.name, int(p.over), p.index, p.rank, p.value}));
+  return a;
+}
+
 json episode_json(const episode_result& e) {
   json d = json::array();
   for (const auto& x : e.detectors)
     d.push_back({{"r", int(x.result)}, {"s", x.score}, {"l", x.latency}, {"f", x.flagged_steps}, {"e", x.early_flags},
-                 {"m", metrics_json(x.metrics)}, {"j", metrics_json(x.judged)}, {"t", x.seconds}});
+                 {"m", metrics_json(x.metrics)}, {"j", metrics_json(x.judged)}, {"q", series_json(x.series)}, {"t", x.seconds}});
   json rec = json::array();
-  for (const auto& r : e.recordings) rec.push_back(metrics_json(r));
+  for (const auto& r : e.recordings) rec.push_back({{"m", metrics_json(r.metrics)}, {"q", series_json(r.series)}});
   return {{"skipped", e.skipped}, {"reason", e.skip_reason}, {"steps", e.steps}, {"band", int(e.truth.band)},
           {"truth", metrics_json(e.truth.metrics)}, {"detectors", d}, {"recordings", rec},
           {"kernel_seconds", e.kernel_seconds}, {"kernel_ran", e.kernel_ran}};
@@ -46,6 +54,17 @@ E enum_of(const json& v, int count, const char* what) {
   return E(i);
 }
 
+series_list series_of(const json& a) {
+  series_list l;
+  for (const auto& e : a) {
+    const int64_t index = int_of(e.at(2), "series index"), rank = int_of(e.at(3), "series rank");
+    if (index < 0 || index > INT32_MAX || rank < -1 || rank > INT32_MAX) throw value_error("episode: series index or rank out of range");
+    l.push_back({e.at(0).get<std::string>(), enum_of<series_axis>(e.at(1), 2, "series axis"), int32_t(index), int32_t(rank),
+                 e.at(4).get<double>()});
+  }
+  return l;
+}
+
 episode_result episode_of(const json& j) {
   episode_result e;
   e.skipped = j.at("skipped"), e.skip_reason = j.at("reason"), e.steps = int_of(j.at("steps"), "steps");
@@ -56,10 +75,10 @@ episode_result episode_of(const json& j) {
     d.result = enum_of<outcome>(x.at("r"), k_outcome_count, "outcome");
     d.score = x.at("s"), d.latency = int_of(x.at("l"), "latency");
     d.flagged_steps = int_of(x.at("f"), "flagged steps"), d.early_flags = int_of(x.at("e"), "early flags");
-    d.metrics = metrics_of(x.at("m")), d.judged = metrics_of(x.at("j")), d.seconds = x.at("t");
+    d.metrics = metrics_of(x.at("m")), d.judged = metrics_of(x.at("j")), d.series = series_of(x.at("q")), d.seconds = x.at("t");
     e.detectors.push_back(std::move(d));
   }
-  for (const auto& r : j.at("recordings")) e.recordings.push_back(metrics_of(r));
+  for (const auto& r : j.at("recordings")) e.recordings.push_back({metrics_of(r.at("m")), series_of(r.at("q"))});
   e.kernel_seconds = j.at("kernel_seconds"), e.kernel_ran = j.at("kernel_ran");
   return e;
 }

@@ -13,56 +13,23 @@
 
 #include "detectors/adapters.hpp"
 #include "foundation/errors.hpp"
+#include "foundation/io/input_schemas.hpp"
 #include "foundation/io/json_file.hpp"
+#include "foundation/io/json_schema.hpp"
 
 namespace sdc {
 namespace {
 
 using json = nlohmann::json;
 
-std::string type_name(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
+// Failures of what the schema cannot know (the registries, the workload's
+// axes): input_error naming the suite file and the JSON path.
 class suite_reader {
  public:
   explicit suite_reader(std::string file) : file_(std::move(file)) {}
-
   [[noreturn]] void fail(const std::string& path, const std::string& expected) const {
     throw input_error(file_, path.empty() ? "/" : path, expected);
   }
-  const json& need(const json& obj, const std::string& path, const std::string& key) const {
-    if (!obj.contains(key)) fail(path + "/" + key, "required field is missing");
-    return obj.at(key);
-  }
-  std::string need_string(const json& v, const std::string& path) const {
-    if (!v.is_string()) fail(path, "expected a string; got " + type_name(v));
-    return v.get<std::string>();
-  }
-  int64_t need_count(const json& v, const std::string& path) const {
-    if (!v.is_number_integer()) fail(path, "expected a non-negative integer; got " + type_name(v) + " " + v.dump());
-    const int64_t n = v.get<int64_t>();
-    if (n < 0) fail(path, "expected a non-negative integer; got " + std::to_string(n));
-    return n;
-  }
-  void only_keys(const json& obj, const std::string& path, std::initializer_list<const char*> keys) const {
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
-      bool ok = false;
-      for (const char* k : keys) ok |= it.key() == k;
-      if (!ok) {
-        std::string list;
-        for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
-        fail(path + "/" + it.key(), "unknown field; expected one of: " + list);
-      }
-    }
-  }
-  const std::string& file() const { return file_; }
 
  private:
   std::string file_;
@@ -104,11 +71,11 @@ std::vector<std::string> expand_ranges(const std::vector<std::string>& in) {
   return out;
 }
 
+// An axis value as text (the schema allows strings and numbers).
 std::string value_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return fmt::format("{}", v.get<double>());
-  throw value_error("expected a string or a number; got " + type_name(v));
+  return fmt::format("{}", v.get<double>());
 }
 
 }  // namespace
@@ -127,16 +94,11 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   s.sha256 = sha256_hex(bytes);
   s.base_dir = std::filesystem::path(path).parent_path().string();
   const json j = parse_json_text(bytes, path);
-  if (!j.is_object()) rd.fail("", "expected a JSON object at the top level; got " + type_name(j));
-  rd.only_keys(j, "", {"schema", "name", "description", "workload", "reproduces", "axes", "detectors", "trials", "seed",
-                       "presets", "reference", "recorders", "compare"});
-  if (rd.need_string(rd.need(j, "", "schema"), "/schema") != k_suite_schema)
-    rd.fail("/schema", std::string("expected \"") + k_suite_schema + "\"; got " + j["schema"].dump());
-  s.name = rd.need_string(rd.need(j, "", "name"), "/name");
-  if (!std::regex_match(s.name, std::regex("^[a-z0-9_]+$")))
-    rd.fail("/name", "expected lower-case letters, digits and '_'; got \"" + s.name + "\"");
-  s.description = j.contains("description") ? rd.need_string(j["description"], "/description") : "";
-  const std::string wname = rd.need_string(rd.need(j, "", "workload"), "/workload");
+  static const json_schema schema(json::parse(suite_schema_text()));
+  schema.check(j, path);  // the structure; below, what depends on the registries
+  s.name = j["name"];
+  s.description = j.value("description", "");
+  const std::string wname = j["workload"];
   s.wl = find_workload(wname);
   if (!s.wl) {
     std::string names;
@@ -145,56 +107,31 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   }
   if (j.contains("reproduces")) {
     const auto& r = j["reproduces"];
-    if (!r.is_null() && !r.is_object()) rd.fail("/reproduces", "expected null or an object {paper, table, ...}");
-    if (r.is_object()) {
-      rd.need_string(rd.need(r, "/reproduces", "paper"), "/reproduces/paper");
-      rd.need_string(rd.need(r, "/reproduces", "table"), "/reproduces/table");
-      if (r.contains("pool_over")) {
-        const auto& po = r["pool_over"];
-        if (!po.is_array()) rd.fail("/reproduces/pool_over", "expected an array of axis names (the paper's totals sum over them)");
-        for (size_t i = 0; i < po.size(); ++i) {
-          const bool known = po[i].is_string() && std::any_of(s.wl->axes().begin(), s.wl->axes().end(),
-                                                               [&](const axis_def& a) { return a.name == po[i].get<std::string>(); });
-          if (!known) rd.fail("/reproduces/pool_over/" + std::to_string(i), "expected an axis name of workload " + wname + "; got " + po[i].dump());
-        }
+    if (r.is_object() && r.contains("pool_over")) {
+      const auto& po = r["pool_over"];
+      for (size_t i = 0; i < po.size(); ++i) {
+        const bool known = std::any_of(s.wl->axes().begin(), s.wl->axes().end(), [&](const axis_def& a) { return a.name == po[i].get<std::string>(); });
+        if (!known) rd.fail("/reproduces/pool_over/" + std::to_string(i), "expected an axis name of workload " + wname + "; got " + po[i].dump());
       }
     }
     s.reproduces = r;
   }
-  s.seed = [&] {
-    const auto& v = rd.need(j, "", "seed");
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
-      rd.fail("/seed", "expected a non-negative integer; got " + type_name(v) + " " + v.dump());
-    return v.get<uint64_t>();
-  }();
+  s.seed = j["seed"].get<uint64_t>();
 
-  // Presets: both scales must be present; the chosen one overrides trials/axes.
-  const auto& presets = rd.need(j, "", "presets");
-  if (!presets.is_object()) rd.fail("/presets", "expected an object with \"smoke\" and \"full\"");
-  for (const char* p : {"smoke", "full"}) {
-    const auto& pr = rd.need(presets, "/presets", p);
-    if (!pr.is_object()) rd.fail(std::string("/presets/") + p, "expected an object {trials?, axes?}");
-    rd.only_keys(pr, std::string("/presets/") + p, {"trials", "axes", "note"});
-  }
+  // Presets: the chosen one overrides trials/axes.
+  const auto& presets = j["presets"];
   if (!presets.contains(scale))
     throw input_error(path, "/presets/" + scale, "the suite has no preset \"" + scale + "\" (expected smoke or full)");
   const json& preset = presets[scale];
   const std::string preset_path = "/presets/" + scale;
 
   // Trials.
-  auto read_trials = [&](const json& t, const std::string& p) {
-    if (!t.is_object()) rd.fail(p, "expected an object {faulty, clean}");
-    rd.only_keys(t, p, {"faulty", "clean"});
-    if (t.contains("faulty")) s.faulty_trials = rd.need_count(t["faulty"], p + "/faulty");
-    if (t.contains("clean")) s.clean_trials = rd.need_count(t["clean"], p + "/clean");
+  auto read_trials = [&](const json& t) {
+    if (t.contains("faulty")) s.faulty_trials = t["faulty"];
+    if (t.contains("clean")) s.clean_trials = t["clean"];
   };
-  {
-    const auto& t = rd.need(j, "", "trials");
-    if (!t.is_object()) rd.fail("/trials", "expected an object {faulty, clean}");
-    rd.need(t, "/trials", "faulty"), rd.need(t, "/trials", "clean");
-    read_trials(t, "/trials");
-  }
-  if (preset.contains("trials")) read_trials(preset["trials"], preset_path + "/trials");
+  read_trials(j["trials"]);
+  if (preset.contains("trials")) read_trials(preset["trials"]);
   if (s.faulty_trials + s.clean_trials == 0) rd.fail("/trials", "expected at least one faulty or clean trial");
 
   // Axes: defaults, then the suite, then the preset, then the command line.
@@ -223,28 +160,17 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
     return n;
   };
   auto read_axes = [&](const json& ax, const std::string& p) {
-    if (!ax.is_object()) rd.fail(p, "expected an object of axis name -> list of values");
     for (auto it = ax.begin(); it != ax.end(); ++it) {
       const axis_def* a = find_axis(it.key());
       const std::string ap = p + "/" + it.key();
       if (!a) rd.fail(ap, "unknown axis for workload " + s.wl->name() + "; expected one of: " + axis_names());
-      if (!it->is_array() || it->empty()) rd.fail(ap, "expected a non-empty array of values");
       std::vector<std::string> vals;
-      for (size_t i = 0; i < it->size(); ++i) {
-        const std::string vp = ap + "/" + std::to_string(i);
-        std::string text;
-        try {
-          text = value_text((*it)[i]);
-        } catch (const value_error& e) {
-          rd.fail(vp, e.what());
-        }
-        vals.push_back(canonical(*a, text, vp));
-      }
+      for (size_t i = 0; i < it->size(); ++i) vals.push_back(canonical(*a, value_text((*it)[i]), ap + "/" + std::to_string(i)));
       values[a->name] = vals;
       origin[a->name] = ap;
     }
   };
-  read_axes(rd.need(j, "", "axes"), "/axes");
+  read_axes(j["axes"], "/axes");
   if (preset.contains("axes")) read_axes(preset["axes"], preset_path + "/axes");
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
@@ -280,21 +206,17 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   std::set<std::string> labels;
   auto read_choices = [&](const char* field, bool recorders) {
     const std::string fp = std::string("/") + field;
-    const auto& dets = recorders ? j[field] : rd.need(j, "", field);
-    if (!dets.is_array() || (!recorders && dets.empty()))
-      rd.fail(fp, std::string("expected a ") + (recorders ? "" : "non-empty ") + "array of {name, label?, params?}");
+    const auto& dets = j[field];
     for (size_t i = 0; i < dets.size(); ++i) {
       const std::string dp = fp + "/" + std::to_string(i);
       const auto& d = dets[i];
-      if (!d.is_object()) rd.fail(dp, "expected an object {name, label?, params?}");
-      rd.only_keys(d, dp, {"name", "label", "params", "wrap"});
       detector_choice c;
-      const std::string name = rd.need_string(rd.need(d, dp, "name"), dp + "/name");
-      c.info = find_detector(s.wl->name(), name);
+      const std::string name = d["name"];
+      c.info = find_detector(s.wl->view(), name);
       if (!c.info) {
         std::string names;
         for (auto* di : all_detectors())
-          if (di->workload == s.wl->name() && di->recorder == recorders) names += (names.empty() ? "" : ", ") + di->name;
+          if (di->view == s.wl->view() && di->recorder == recorders) names += (names.empty() ? "" : ", ") + di->name;
         rd.fail(dp + "/name", "unknown " + std::string(recorders ? "recorder" : "detector") + " \"" + name + "\" for workload " +
                                   s.wl->name() + "; expected one of: " + names);
       }
@@ -311,7 +233,7 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
         } catch (const value_error& e) {
           rd.fail(dp + "/wrap", e.what());
         }
-      c.label = d.contains("label") ? rd.need_string(d["label"], dp + "/label") : name;
+      c.label = d.value("label", name);
       if (!labels.insert(c.label).second) rd.fail(dp + "/label", "label \"" + c.label + "\" is used twice; give each variant its own label");
       (recorders ? s.recorders : s.detectors).push_back(std::move(c));
     }
@@ -322,16 +244,14 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   // Paired comparison across one axis (harness/results/paired.hpp).
   if (j.contains("compare")) {
     const auto& c = j["compare"];
-    if (!c.is_object()) rd.fail("/compare", "expected an object {axis, recorder, clusters?}");
-    rd.only_keys(c, "/compare", {"axis", "recorder", "clusters"});
-    const std::string axis = rd.need_string(rd.need(c, "/compare", "axis"), "/compare/axis");
+    const std::string axis = c["axis"];
     if (!find_axis(axis)) rd.fail("/compare/axis", "expected an axis of workload " + s.wl->name() + "; got \"" + axis + "\"");
-    const std::string rec = rd.need_string(rd.need(c, "/compare", "recorder"), "/compare/recorder");
+    const std::string rec = c["recorder"];
     if (std::none_of(s.recorders.begin(), s.recorders.end(), [&](const detector_choice& d) { return d.label == rec; }))
       rd.fail("/compare/recorder", "expected the label of one of /recorders; got \"" + rec + "\"");
     s.compare = {{"axis", axis}, {"recorder", rec}, {"clusters", nullptr}};
     if (c.contains("clusters")) {
-      const std::string cl = rd.need_string(c["clusters"], "/compare/clusters");
+      const std::string cl = c["clusters"];
       if (!find_axis(cl) || cl == axis) rd.fail("/compare/clusters", "expected another axis of workload " + s.wl->name() + " (its value: the number of clusters); got \"" + cl + "\"");
       for (const auto& [name, vals] : s.axes)
         if (name == cl)
@@ -345,37 +265,25 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
   // Published numbers.
   if (j.contains("reference")) {
     const auto& refs = j["reference"];
-    if (!refs.is_array()) rd.fail("/reference", "expected an array of {where, published, note?}");
     for (size_t i = 0; i < refs.size(); ++i) {
       const std::string rp = "/reference/" + std::to_string(i);
       const auto& r = refs[i];
-      if (!r.is_object()) rd.fail(rp, "expected an object {where, published, note?}");
-      rd.only_keys(r, rp, {"where", "published", "note"});
-      const auto& where = rd.need(r, rp, "where");
-      if (!where.is_object()) rd.fail(rp + "/where", "expected an object of axis/detector -> value");
+      const auto& where = r["where"];
       json canon_where = json::object();
       for (auto it = where.begin(); it != where.end(); ++it) {
         const std::string wp = rp + "/where/" + it.key();
         if (it.key() == "detector") {
-          const std::string l = rd.need_string(*it, wp);
+          if (!it->is_string()) rd.fail(wp, "expected a detector's label (text); got " + json_value_name(*it));
+          const std::string l = *it;
           if (!labels.count(l)) rd.fail(wp, "no detector with label \"" + l + "\" in /detectors");
           canon_where["detector"] = l;
           continue;
         }
         const axis_def* a = find_axis(it.key());
         if (!a) rd.fail(wp, "expected an axis name or \"detector\"");
-        std::string text;
-        try {
-          text = value_text(*it);
-        } catch (const value_error& e) {
-          rd.fail(wp, e.what());
-        }
-        canon_where[it.key()] = canonical(*a, text, wp);
+        canon_where[it.key()] = canonical(*a, value_text(*it), wp);
       }
-      const auto& pub = rd.need(r, rp, "published");
-      if (!pub.is_object() || pub.empty()) rd.fail(rp + "/published", "expected an object of metric -> number");
-      for (auto it = pub.begin(); it != pub.end(); ++it)
-        if (!it->is_number()) rd.fail(rp + "/published/" + it.key(), "expected a number; got " + type_name(*it));
+      const auto& pub = r["published"];
       s.references.push_back({{"where", canon_where}, {"published", pub}, {"note", r.value("note", "")}});
     }
   }

@@ -180,7 +180,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     }
     for (auto& rec : recorders_) {
       verdict v = rec->observe(views);
-      if (step + 1 == shape_.steps) r.recordings.push_back(std::move(v.metrics));
+      if (step + 1 == shape_.steps) r.recordings.push_back({std::move(v.metrics), std::move(v.series)});
     }
   }
   r.steps = shape_.steps;
@@ -195,6 +195,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     if (faulty && !decided[k]) de.result = outcome::missed;
     if (!faulty) de.result = de.flagged_steps > 0 ? outcome::false_alarm : outcome::clean_pass;
     de.metrics = std::move(deciding[k].metrics);
+    de.series = std::move(deciding[k].series);
     runner_->judge(deciding[k], kind, de.judged);
   }
   runner_->end();

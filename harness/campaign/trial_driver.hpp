@@ -39,7 +39,14 @@ struct detector_episode {
   int64_t early_flags = 0;      // faulty episodes: flags before the first fault
   metric_list metrics;          // the detector's own, from the deciding (or last) step
   metric_list judged;           // the workload's judgement of that verdict
+  series_list series;           // the detector's curves, from the same step
   double seconds = 0;           // encode + observe, all steps and ranks
+};
+
+// A recorder's episode: its last step's metrics and series (the whole curves).
+struct recording {
+  metric_list metrics;
+  series_list series;
 };
 
 struct episode_result {
@@ -48,7 +55,7 @@ struct episode_result {
   int64_t steps = 0;
   episode_truth truth;                      // faulty episodes
   std::vector<detector_episode> detectors;  // suite order
-  std::vector<metric_list> recordings;      // per recorder, the last step's metrics
+  std::vector<recording> recordings;        // per recorder
   double kernel_seconds = 0;
   bool kernel_ran = false;
 };

@@ -28,10 +28,10 @@ loaded load_matrix(const std::string& path, const char* what) {
   return {a.values(), a.shape[0], a.shape[1]};
 }
 
-const detector_info& find_checked(const std::string& workload, const std::string& name) {
-  const detector_info* info = find_detector(workload, name);
+const detector_info& find_checked(view_kind view, const std::string& name) {
+  const detector_info* info = find_detector(view, name);
   if (!info)
-    throw input_error("--detector", name, "unknown " + workload + " detector; `sdcbench list detectors` shows them");
+    throw input_error("--detector", name, std::string("unknown detector of ") + view_kind_name(view) + " views; `sdcbench list detectors` shows them");
   return *info;
 }
 
@@ -56,7 +56,7 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
     for (size_t i = 0; i < acc.size(); ++i) c[i] = round_into<T>(f, double(acc[i]));
   }
   const auto [name, given] = parse_detector_spec(r.detector.empty() ? "vabft" : r.detector);
-  const detector_info* info = &find_checked("gemm", name);
+  const detector_info* info = &find_checked(view_kind::gemm, name);
   json params;
   try {
     params = validate_params(*info, given);
@@ -108,7 +108,7 @@ json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, con
   const auto a = integers<uint8_t>(A, r.a_path, 0, 255, "u8");
   const auto b = integers<int8_t>(B, r.b_path, -128, 127, "s8");
   const auto [name, given] = parse_detector_spec(r.detector.empty() ? "abft_int8" : r.detector);
-  const detector_info& info = find_checked("gemm_int8", name);
+  const detector_info& info = find_checked(view_kind::int8_gemm, name);
   json params;
   std::unique_ptr<detector> base;
   try {

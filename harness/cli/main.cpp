@@ -53,15 +53,15 @@ int cmd_list(const std::string& what) {
   if (want("workloads")) {
     fmt::print("workloads and their axes:\n");
     for (auto* w : sdc::all_workloads()) {
-      fmt::print("  {}: {}\n", w->name(), w->summary());
+      fmt::print("  {}: {} (runs detectors of {} views)\n", w->name(), w->summary(), sdc::view_kind_name(w->view()));
       for (const auto& a : w->axes())
         fmt::print("    {:<13} {} (default {})\n", a.name, a.help, fmt::join(a.defaults, ","));
     }
   }
   if (want("detectors")) {
-    fmt::print("detectors (workload/name: summary; parameters):\n");
+    fmt::print("detectors (view/name: summary; parameters; a workload runs the detectors of its view):\n");
     for (auto* d : sdc::all_detectors()) {
-      fmt::print("  {}/{}: {}\n", d->workload, d->name, d->summary);
+      fmt::print("  {}/{}: {}\n", sdc::view_kind_name(d->view), d->name, d->summary);
       for (const auto& p : d->params) fmt::print("      {} = {}  ({})\n", p.name, p.default_value.dump(), p.help);
     }
   }
@@ -137,9 +137,9 @@ int main(int argc, char** argv) {
   merge->add_option("--out", merge_out, "merged result file")->required();
 
   std::string migrate_in, migrate_out;
-  auto* migrate = app.add_subcommand("migrate", "rewrite a version 1 result set as version 2 (sdcbench.result/2)");
-  migrate->add_option("result", migrate_in, "version 1 result JSON")->required();
-  migrate->add_option("--out", migrate_out, "version 2 result file to write")->required();
+  auto* migrate = app.add_subcommand("migrate", "rewrite a version 1 or 2 result set as version 3 (sdcbench.result/3)");
+  migrate->add_option("result", migrate_in, "version 1 or 2 result JSON")->required();
+  migrate->add_option("--out", migrate_out, "version 3 result file to write")->required();
 
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");
@@ -256,17 +256,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*show) {
-      const json r = sdc::read_json_file(show_file);
-      if (auto p = sdc::validate_result_set(r); !p.empty()) throw sdc::input_error(show_file, p.front(), "expected a valid result set");
+      const json r = sdc::load_result_set(show_file);
       std::cout << (show_brief ? sdc::brief_table(r) : sdc::show_table(r));
       return 0;
     }
     if (*compare) {
       std::vector<json> rs;
-      for (const auto& f : cmp_files) {
-        rs.push_back(sdc::read_json_file(f));
-        if (auto p = sdc::validate_result_set(rs.back()); !p.empty()) throw sdc::input_error(f, p.front(), "expected a valid result set");
-      }
+      for (const auto& f : cmp_files) rs.push_back(sdc::load_result_set(f));
       sdc::compare_summary s;
       if (!cmp_dets.empty()) {
         if (rs.size() != 1) throw sdc::input_error("--detectors", "results", "compares two detectors of one result set: give one file");
@@ -297,8 +293,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*migrate) {
-      const json m = sdc::migrate_result_set(sdc::read_json_file(migrate_in), migrate_in);
-      if (auto p = sdc::validate_result_set(m); !p.empty()) throw sdc::input_error(migrate_in, p.front(), "migration produced an invalid result set");
+      const json m = sdc::migrate_result_set(sdc::read_json_file(migrate_in), migrate_in);  // validated, before and after
       sdc::write_json_atomic(migrate_out, m);
       std::cout << "wrote " << migrate_out << " (" << sdc::k_result_schema << ")\n";
       return 0;

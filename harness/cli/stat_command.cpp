@@ -82,7 +82,7 @@ std::vector<std::string> stat_test_names() {
 
 json run_stat(const std::string& name, const std::string& path, const stat_options& opt) {
   const auto names = stat_test_names();
-  const detector_info* info = readings().count(name) ? find_detector("gradient", name) : nullptr;
+  const detector_info* info = readings().count(name) ? find_detector(view_kind::sample, name) : nullptr;
   if (!info) throw input_error("NAME", name, fmt::format("expected one of {}", fmt::join(names, ", ")));
   // The options given, as the detector's parameters.
   json given = json::object();

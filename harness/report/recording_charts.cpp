@@ -1,10 +1,10 @@
-// Recorders' charts: histograms (000 Figure 2: the histogram recorder's
-// bin_NN) and curves over an episode's steps (002 Figures 1-8: the
-// consistency_curve recorder; per-step losses of every rank: training_curve).
+// Recorders' charts from their typed series (schema 3): histograms (000
+// Figure 2: the histogram recorder's series over bins) and curves over an
+// episode's steps (002 Figures 1-8: the consistency_curve recorder; per-step
+// losses of every rank: training_curve).
 #include <fmt/format.h>
 
 #include <map>
-#include <regex>
 #include <set>
 
 #include "harness/report/chart_builders.hpp"
@@ -16,27 +16,36 @@ namespace {
 // The recordings' varying axes: the suite's, as for cells.
 std::string series_of(const json& r, const json& rec) { return joined_axes(rec, varying_axes(r)); }
 
+// Calls f(kind, index, value) for each non-null `stat` of a series' clean and faulty arrays.
+template <class F>
+void each_point(const json& series, const char* stat, F&& f) {
+  for (const char* kind : {"clean", "faulty"}) {
+    const json& k = series[kind];
+    if (k.is_null()) continue;
+    for (size_t i = 0; i < k[stat].size(); ++i)
+      if (k[stat][i].is_number()) f(std::string(kind), int(i), k[stat][i]);
+  }
+}
+
 }  // namespace
 
 void histogram_charts(const json& r, const std::string& id, std::vector<chart>& out) {
-  static const std::regex bin(R"((clean|faulty)\.bin_(\d+)\.mean)");
   json rows = json::array();
   std::set<std::string> series;
   std::string params;
   for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
+    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
     const auto& p = rec["recorder"]["params"];
     if (!p.contains("bins") || !p.contains("lo") || !p.contains("hi")) continue;
     const double lo = p["lo"], hi = p["hi"], bins = p["bins"];
     params = fmt::format("{} bins over [{}, {})", bins, lo, hi);
     const std::string s = series_of(r, rec);
-    for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
-      std::smatch m;
-      if (!it.value().is_number() || !std::regex_match(it.key(), m, bin)) continue;
-      const int b = std::stoi(m[2].str());
-      series.insert(s);
-      rows.push_back({{"series", s}, {"kind", m[1].str()}, {"lo", lo + b * (hi - lo) / bins}, {"hi", lo + (b + 1) * (hi - lo) / bins},
-                      {"count", it.value()}});
+    for (const auto& sr : rec["series"]) {
+      if (sr["over"] != "bin") continue;
+      each_point(sr, "mean", [&](const std::string& kind, int b, const json& v) {
+        series.insert(s);
+        rows.push_back({{"series", s}, {"kind", kind}, {"lo", lo + b * (hi - lo) / bins}, {"hi", lo + (b + 1) * (hi - lo) / bins}, {"count", v}});
+      });
     }
   }
   if (rows.empty() || series.size() > 8) return;
@@ -65,25 +74,21 @@ void histogram_charts(const json& r, const std::string& id, std::vector<chart>& 
 }
 
 void step_series_charts(const json& r, const std::string& id, std::vector<chart>& out) {
-  static const std::regex step(R"((clean|faulty)\.(.+)_s(\d+)\.median)");
-  static const std::regex per_rank(R"((.+)_rank(\d+))");
   std::map<std::string, json> by_recorder;  // recorder label -> rows
   std::map<std::string, std::set<std::string>> series_of_recorder;
   for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
+    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
     const std::string label = rec["recorder"]["label"];
     const std::string s = series_of(r, rec);
-    for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
-      std::smatch m, rank;
-      if (!it.value().is_number() || !std::regex_match(it.key(), m, step)) continue;
-      std::string metric = m[2].str(), series = s;
-      if (std::regex_match(metric, rank, per_rank)) {
-        metric = rank[1].str() + " of each rank";
-        series = s + " · rank " + rank[2].str();
-      }
-      series_of_recorder[label].insert(series);
-      by_recorder[label].push_back({{"metric", metric}, {"series", series}, {"kind", m[1].str()},
-                                    {"step", std::stoi(m[3].str())}, {"value", it.value()}});
+    for (const auto& sr : rec["series"]) {
+      if (sr["over"] != "step") continue;
+      const bool of_rank = !sr["rank"].is_null();
+      const std::string metric = sr["name"].get<std::string>() + (of_rank ? " of each rank" : "");
+      const std::string series = of_rank ? s + " · rank " + std::to_string(sr["rank"].get<int>()) : s;
+      each_point(sr, "median", [&](const std::string& kind, int step, const json& v) {
+        series_of_recorder[label].insert(series);
+        by_recorder[label].push_back({{"metric", metric}, {"series", series}, {"kind", kind}, {"step", step}, {"value", v}});
+      });
     }
   }
   int n = 0;

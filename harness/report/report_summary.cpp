@@ -35,7 +35,9 @@ std::string provenance_html(const json& r, const std::string& file) {
                                  ? fmt::format("{} faulty + {} clean per cell", text_of(s["trials"]["faulty"]), text_of(s["trials"]["clean"]))
                                  : text_of(s["trials"]);
   const std::vector<std::pair<std::string, std::string>> rows = {
-      {"result set", fmt::format("{} ({}{})", file, text_of(r["schema"]), r.value("complete", false) ? "" : ", INCOMPLETE")},
+      {"result set", fmt::format("{} ({}{}{})", file, text_of(r["schema"]),
+                                 s.contains("migrated_from") ? ", written as " + text_of(s["migrated_from"]) : "",
+                                 r.value("complete", false) ? "" : ", INCOMPLETE")},
       {"suite", fmt::format("{} (sha256 {}…), scale {}", text_of(s["file"]), text_of(s["sha256"]).substr(0, 12), text_of(s["scale"]))},
       {"reproduces", reproduces},
       {"seed, trials", fmt::format("{}; {}; workload {}", text_of(s["seed"]), trials, text_of(s["workload"]))},

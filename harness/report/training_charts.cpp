@@ -63,14 +63,18 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
                     fmt::format("fault injected at step {} (red dashed line) of {}", k, n_steps));
   json panels = json::array();
   json loss = json::array();
-  static const std::regex loss_step(R"((clean|faulty)\.loss_s(\d+)\.median)");
   for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec["metrics"].is_object()) continue;
-    for (auto it = rec["metrics"].begin(); it != rec["metrics"].end(); ++it) {
-      std::smatch m;
-      if (it.value().is_number() && std::regex_match(it.key(), m, loss_step))
-        loss.push_back({{"kind", m[1].str()}, {"step", std::stoi(m[2].str())}, {"loss", it.value()},
-                        {"series", joined_axes(rec, varying_axes(r)) + " · " + m[1].str()}});
+    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
+    for (const auto& sr : rec["series"]) {
+      if (sr["name"] != "loss" || sr["over"] != "step" || !sr["rank"].is_null()) continue;
+      for (const char* kind : {"clean", "faulty"}) {
+        if (sr[kind].is_null()) continue;
+        const json& med = sr[kind]["median"];
+        for (size_t step = 0; step < med.size(); ++step)
+          if (med[step].is_number())
+            loss.push_back({{"kind", kind}, {"step", int(step)}, {"loss", med[step]},
+                            {"series", joined_axes(rec, varying_axes(r)) + " · " + kind}});
+      }
     }
   }
   if (!loss.empty())

@@ -1,9 +1,10 @@
-// sdcbench.result/1 -> sdcbench.result/2 (see result_set.hpp).
+// sdcbench.result/1 -> 2 -> 3 (see result_set.hpp), and reading any version as 3.
 #include <cmath>
 #include <string>
 
 #include "foundation/errors.hpp"
 #include "harness/results/result_set.hpp"
+#include "harness/results/series.hpp"
 #include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
@@ -79,14 +80,10 @@ json migrate_cell(json c) {
   return c;
 }
 
-}  // namespace
-
-json migrate_result_set(const json& v1, const std::string& file) {
-  if (!v1.is_object() || v1.value("schema", "") != k_result_schema_v1)
-    throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\" result set to migrate");
-  if (auto p = validate_result_set(v1); !p.empty()) throw input_error(file, p.front(), "expected a valid version 1 result set");
+// Version 1 -> 2.
+json migrate_v1(const json& v1) {
   json out = v1;
-  out["schema"] = k_result_schema;
+  out["schema"] = k_result_schema_v2;
   out["suite"]["recorders"] = json::array();
   out["suite"]["truth_metrics"] = json::array();
   out["suite"]["migrated_from"] = k_result_schema_v1;
@@ -95,6 +92,36 @@ json migrate_result_set(const json& v1, const std::string& file) {
   for (const auto& c : v1["cells"]) cells.push_back(migrate_cell(c));
   out["cells"] = cells;
   return out;
+}
+
+// Version 2 -> 3: per-step and per-bin scalars become typed series.
+json migrate_v2(json v2) {
+  v2["schema"] = k_result_schema;
+  if (!v2["suite"].contains("migrated_from")) v2["suite"]["migrated_from"] = k_result_schema_v2;
+  for (const char* part : {"cells", "recordings"})
+    for (auto& c : v2[part]) {
+      if (!c["skipped"].is_null()) continue;
+      c["series"] = c.contains("metrics") ? series_from_v2_metrics(c["metrics"]) : json::array();
+    }
+  return v2;
+}
+
+}  // namespace
+
+json migrate_result_set(const json& old, const std::string& file) {
+  const std::string version = old.is_object() && old.contains("schema") && old["schema"].is_string() ? old["schema"].get<std::string>() : "";
+  if (version != k_result_schema_v1 && version != k_result_schema_v2)
+    throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\" or \"" + k_result_schema_v2 + "\" result set to migrate");
+  if (auto p = validate_result_set(old); !p.empty()) throw input_error(file, p.front(), "expected a valid " + version + " result set");
+  json out = migrate_v2(version == k_result_schema_v1 ? migrate_v1(old) : old);
+  if (auto p = validate_result_set(out); !p.empty()) throw input_error(file, p.front(), "migration produced an invalid result set");
+  return out;
+}
+
+json load_result_set(const std::string& file) {
+  json j = read_json_file(file);
+  if (auto p = validate_result_set(j); !p.empty()) throw input_error(file, p.front(), "expected a valid result set");
+  return j["schema"] == k_result_schema ? j : migrate_result_set(j, file);
 }
 
 }  // namespace sdc

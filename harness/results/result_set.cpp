@@ -1,6 +1,7 @@
 #include "harness/results/result_set.hpp"
 
 #include "harness/results/paired.hpp"
+#include "harness/results/series.hpp"
 
 #include <boost/version.hpp>
 #include <cblas.h>
@@ -19,12 +20,9 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
 
 #include "foundation/errors.hpp"
+#include "foundation/io/json_schema.hpp"
 #include "foundation/scoring/proportions.hpp"
 #include "foundation/simd/simd_level.hpp"
 
@@ -156,28 +154,17 @@ json make_result_set(json suite_block, int shard_index, int shard_count, json ce
 
 std::vector<std::string> validate_result_set(const json& j) {
   std::vector<std::string> problems;
-  if (!j.is_object() || !j.contains("schema") || (j["schema"] != k_result_schema && j["schema"] != k_result_schema_v1))
-    return {std::string("schema: expected \"schema\": \"") + k_result_schema + "\" (or \"" + k_result_schema_v1 + "\")"};
-  const bool v2 = j["schema"] == k_result_schema;
+  if (!j.is_object() || !j.contains("schema") ||
+      (j["schema"] != k_result_schema && j["schema"] != k_result_schema_v2 && j["schema"] != k_result_schema_v1))
+    return {std::string("schema: expected \"schema\": \"") + k_result_schema + "\" (or \"" + k_result_schema_v2 + "\", \"" +
+            k_result_schema_v1 + "\")"};
+  const bool v3 = j["schema"] == k_result_schema, v2 = v3 || j["schema"] == k_result_schema_v2;
   {
-    static const json schema_v1 = json::parse(result_schema_text_v1()), schema_v2 = json::parse(result_schema_text_v2());
-    const json& schema_doc = v2 ? schema_v2 : schema_v1;
-    valijson::Schema schema;
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter schema_adapter(schema_doc);
-    parser.populateSchema(schema_adapter, schema);
-    valijson::Validator validator;
-    valijson::ValidationResults results;
-    valijson::adapters::NlohmannJsonAdapter target(j);
-    if (!validator.validate(schema, target, &results)) {
-      valijson::ValidationResults::Error e;
-      while (results.popError(e)) {
-        std::string where;
-        for (const auto& c : e.context) where += c;
-        problems.push_back("schema: " + where + ": " + e.description);
-      }
-      return problems;
-    }
+    static const json_schema schema_v1(json::parse(result_schema_text_v1())), schema_v2(json::parse(result_schema_text_v2())),
+        schema_v3(json::parse(result_schema_text_v3()));
+    const json_schema& schema = v3 ? schema_v3 : v2 ? schema_v2 : schema_v1;
+    for (const auto& p : schema.problems(j)) problems.push_back("schema: " + (p.pointer.empty() ? "/" : p.pointer) + ": " + p.expected);
+    if (!problems.empty()) return problems;
   }
   // Arithmetic: every number derivable from others must agree with them.
   if (j["shard"]["index"].get<int64_t>() >= j["shard"]["count"].get<int64_t>())
@@ -243,7 +230,11 @@ std::vector<std::string> validate_result_set(const json& j) {
     if (band_trials != c["faulty"]["trials"].get<int64_t>() || band_detected != c["faulty"]["detected"].get<int64_t>())
       problems.push_back(at + "/by_significance: bands do not add up to the faulty trials and detections");
     if (v2) check_episode_arithmetic(c, at, problems, check_interval);
+    if (v3) check_series(c, j["suite"]["trials"], at, problems);
   }
+  if (v3)
+    for (size_t i = 0; i < j["recordings"].size(); ++i)
+      if (j["recordings"][i]["skipped"].is_null()) check_series(j["recordings"][i], j["suite"]["trials"], fmt::format("/recordings/{}", i), problems);
   // The paired comparisons follow from the recordings: recomputed, they must be equal.
   if (j.contains("comparisons")) {
     try {

@@ -1,7 +1,7 @@
-// The result-set format (results/schema/result-set-2.schema.json; version 1
-// files are still read): building one from a finished campaign's plain
-// description, validating (schema + arithmetic), merging shards, and
-// migrating version 1 files to version 2.
+// The result-set format (results/schema/result-set-3.schema.json; versions 1
+// and 2 are still read, through migration): building one from a finished
+// campaign's plain description, validating (schema + arithmetic), merging
+// shards, and migrating older files to version 3.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,7 +11,8 @@
 
 namespace sdc {
 
-inline constexpr const char* k_result_schema = "sdcbench.result/2";
+inline constexpr const char* k_result_schema = "sdcbench.result/3";
+inline constexpr const char* k_result_schema_v2 = "sdcbench.result/2";
 inline constexpr const char* k_result_schema_v1 = "sdcbench.result/1";
 
 std::string now_iso8601();
@@ -27,20 +28,28 @@ nlohmann::json make_result_set(nlohmann::json suite_block, int shard_index, int 
                                nlohmann::json recordings, nlohmann::json timing, nlohmann::json prov);
 
 
-// Problems found (empty = valid) in a version 1 or 2 file: schema violations
+// Problems found (empty = valid) in a version 1, 2 or 3 file: schema violations
 // with their JSON paths, then arithmetic that does not add up (rates inside
 // their intervals, outcome counts and bits, bands, localization, steps).
 std::vector<std::string> validate_result_set(const nlohmann::json& j);
 // The embedded schema texts (generated from results/schema/ at build time).
 const char* result_schema_text_v1();
 const char* result_schema_text_v2();
+const char* result_schema_text_v3();
 
-// A version 1 result set as version 2 (`sdcbench migrate`): v1 recorded no
-// locations, so every detection becomes detected_unlocated; a trial is a
-// one-step episode; fault_err_* metrics move to workload_metrics as
+// A version 1 or 2 result set as version 3 (`sdcbench migrate`). 1 -> 2: v1
+// recorded no locations, so every detection becomes detected_unlocated; a
+// trial is a one-step episode; fault_err_* metrics move to workload_metrics as
 // err_ulps/err_rel/err_over_noise; rates and intervals are recomputed.
-// input_error naming the file when it is not a valid version 1 set.
-nlohmann::json migrate_result_set(const nlohmann::json& v1, const std::string& file);
+// 2 -> 3: per-step and per-bin scalars (NAME_sNN, NAME_rankR_sNN, bin_NN)
+// become typed series (series.hpp). input_error naming the file when it is not
+// a valid version 1 or 2 set.
+nlohmann::json migrate_result_set(const nlohmann::json& old, const std::string& file);
+
+// Reads and validates a result set of any version and returns it as version 3
+// (what show, compare, report and reproduce read). input_error naming the
+// file and the first problem when it is not valid.
+nlohmann::json load_result_set(const std::string& file);
 
 // Merges shards of one run into what an unsharded run writes. input_error when
 // the shards do not belong together or do not cover every index once.

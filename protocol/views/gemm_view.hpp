@@ -41,7 +41,7 @@ struct gemm_change {
 // pair verified incrementally, what the fault changed.
 template <class T>
 struct gemm_step final : step_view {
-  const char* kind() const override { return "gemm"; }
+  view_kind kind() const override { return view_kind::gemm; }
   gemm_data<T> clean;
   gemm_data<T> checked;
   bool incremental = false;  // verify_change against the pair's baseline

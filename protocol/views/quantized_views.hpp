@@ -42,7 +42,7 @@ struct int8_fault_context {
 // Before the GEMM: the clean B (k x n) and, per detector slot, where its
 // extra columns of B' go (k rows, leading dimension ld).
 struct int8_encode_step final : step_view {
-  const char* kind() const override { return "int8_gemm"; }
+  view_kind kind() const override { return view_kind::int8_gemm; }
   const int8_t* B = nullptr;
   int64_t k = 0, n = 0, ldb = 0;
   std::vector<int8_t*> ext;  // per detector slot (null: no columns)
@@ -52,7 +52,7 @@ struct int8_encode_step final : step_view {
 // After the GEMM: per detector slot, its view of C' (its own extra columns);
 // on faulty steps also the clean data and the fault (for closed forms).
 struct int8_gemm_step final : step_view {
-  const char* kind() const override { return "int8_gemm"; }
+  view_kind kind() const override { return view_kind::int8_gemm; }
   std::vector<int8_gemm_data> checked, clean;  // per detector slot
   const int8_fault_context* fault = nullptr;
 };
@@ -72,7 +72,7 @@ struct bag_check {
 };
 
 struct embedding_bag_step final : step_view {
-  const char* kind() const override { return "embedding_bag"; }
+  view_kind kind() const override { return view_kind::embedding_bag; }
   embedding_bag_data data;
 };
 

@@ -17,7 +17,7 @@ struct gradient_data {
 };
 
 struct sample_step final : step_view {
-  const char* kind() const override { return "sample"; }
+  view_kind kind() const override { return view_kind::sample; }
   gradient_data data;
 };
 

@@ -36,7 +36,7 @@ struct gemm_record {
 
 class training_step final : public step_view {
  public:
-  const char* kind() const override { return "training"; }
+  view_kind kind() const override { return view_kind::training; }
   double loss = 0;
   std::vector<float> grads;  // before the all-reduce
   const training_layout* layout = nullptr;

@@ -143,7 +143,7 @@ void incremental_checks(byte_source& in, const sdc::format& f) {
   for (auto& x : A) x = value();
   for (auto& x : B) x = value();
   sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, sdc::accumulation_order{});
-  const auto* info = sdc::find_detector("gemm", name);
+  const auto* info = sdc::find_detector(sdc::view_kind::gemm, name);
   sdc::detector_context ctx{&f, &f, {{"accumulation", "sequential"}, {"shape", s.text()}}, sdc::gemm_context{s, sdc::accumulation_order{}}};
   auto make = [&] {
     auto d = info->make(sdc::detector_params(sdc::validate_params(*info, nlohmann::json::parse(params)), &f), ctx);

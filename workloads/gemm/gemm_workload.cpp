@@ -86,11 +86,11 @@ struct gemm_cell {
   distribution dist;
   gemm_shape shape;
   accumulation_order order;
-  fault_model model;
-  bit_choice bits;
+  fault_axes faults;  // fault, bit, site
   std::string target;
-  site_rule site;
 };
+
+constexpr fault_axis_names k_fault_axes{"site"};
 
 gemm_cell parse_cell(const cell& c) {
   gemm_cell g;
@@ -99,10 +99,8 @@ gemm_cell parse_cell(const cell& c) {
   g.dist = parse_distribution(c.at("distribution"), c.base_dir);
   g.shape = parse_gemm_shape(c.at("shape"));
   g.order = parse_accumulation(c.at("accumulation"));
-  g.model = parse_fault_model(c.at("fault"));
-  g.bits = parse_bit_choice(c.at("bit"));
+  g.faults = cell_fault_axes(c, k_fault_axes);
   g.target = c.at("target");
-  g.site = parse_site_rule(c.at("site"));
   g.faults_per_pair = std::stoll(c.at("faults_per_pair"));
   if (c.at("weights") != "none") g.weights = load_weights(c.at("weights"), c.base_dir);
   return g;
@@ -116,10 +114,6 @@ std::pair<int64_t, int64_t> target_dims(const gemm_cell& g) {
   return {g.shape.m, g.shape.n};
 }
 
-// The bits a fault uses, resolved for the target's format.
-std::optional<std::vector<int>> fault_bits(const gemm_cell& g, std::string* why, std::string* axis) {
-  return resolve_fault_bits(g.model, g.bits, target_format(g), why, axis);
-}
 
 template <class T>
 class gemm_runner final : public episode_runner {
@@ -380,18 +374,15 @@ class gemm_workload final : public workload {
          simple([](const std::string& v) { return parse_gemm_shape(v).text(); })},
         {"accumulation", "per-element order: sequential, kblock(B), pairwise, openblas", {"sequential"},
          simple([](const std::string& v) { return parse_accumulation(v).text(); })},
-        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip"},
-         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
-        {"bit", "bit(s) for bit models: index from the LSB, sign, expN, mantN, joined by '+'; none for other models",
-         {"exp1"}, simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        fault_axis({"bitflip"}),
+        bit_axis("floating-point formats", {"exp1"}),
         {"target", "where the fault lands: A, B (inputs after encoding), C (stored output), acc (fp32 accumulator)",
          {"C"}, simple([](const std::string& v) {
            for (const auto& t : k_targets)
              if (v == t) return v;
            throw value_error("expected a target: A, B, C or acc; got '" + v + "'");
          })},
-        {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
-         simple([](const std::string& v) { return single_site(v).text(); })},
+        element_axis("site", false, {"uniform"}),
         {"weights", "B from a file: none, file(PATH) (.npy), file(PATH#TENSOR) (.safetensors); ^T transposes", {"none"},
          [](const std::string& v, const std::string& dir) {
            if (v != "none") load_weights(v, dir);  // fails early on a bad file
@@ -402,6 +393,7 @@ class gemm_workload final : public workload {
     };
   }
   std::string name() const override { return "gemm"; }
+  view_kind view() const override { return view_kind::gemm; }
   std::string summary() const override { return "C = A x B in fp64, fp32, bf16/fp16 (fp32 accumulation)"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
@@ -410,11 +402,11 @@ class gemm_workload final : public workload {
     if (g.target == "acc" && (g.dtype == &fp32() || g.dtype == &fp64()))
       return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
     std::string why, axis;
-    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};
     if (g.dtype != &fp64() && g.dtype != &fp32() && g.dtype != &bf16() && g.dtype != &fp16())
       return skip_info{"dtype", fmt::format("the gemm workload runs bf16, fp16, fp32 and fp64, not {}", g.dtype->name)};
     const auto [rows, cols] = target_dims(g);
-    if (auto w = g.site.check(rows, cols); !w.empty()) return skip_info{"site", w};
+    if (auto w = g.faults.element.check(rows, cols); !w.empty()) return skip_info{"site", w};
     if (g.weights && (g.weights->rows != g.shape.k || g.weights->cols != g.shape.n))
       return skip_info{"weights", fmt::format("{} is {}x{} (K x N); the cell's shape {} needs {}x{}", c.at("weights"),
                                               g.weights->rows, g.weights->cols, g.shape.text(), g.shape.k, g.shape.n)};
@@ -430,10 +422,7 @@ class gemm_workload final : public workload {
 
   fault_plan plan(const cell& c) const override {
     const gemm_cell g = parse_cell(c);
-    std::string why, axis;
-    fault_plan p;
-    p.spec = {g.model, *fault_bits(g, &why, &axis), g.site};
-    return p;
+    return plan_of(g.faults, target_format(g));
   }
 
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,

@@ -101,11 +101,10 @@ struct grad_cell {
   const format* dtype = nullptr;
   std::shared_ptr<const std::vector<tensor_data>> file;  // null: synthetic
   std::vector<int64_t> shape;
-  int64_t tensors = 1, fault_count = 1, faults_per_pair = 1;
+  int64_t tensors = 1, faults_per_pair = 1;
   distribution dist;
   split_rule split;
-  fault_model model;
-  bit_choice bits;
+  fault_axes faults;  // fault, bit, fault_count
 };
 
 grad_cell parse_cell(const cell& c) {
@@ -114,12 +113,10 @@ grad_cell parse_cell(const cell& c) {
   if (c.at("source") != "synthetic") g.file = load_source(c.at("source"), c.base_dir);
   if (c.at("shape") != "file") g.shape = parse_dims(c.at("shape"));
   g.tensors = parse_integer_at_least(c.at("tensors"), 1, "tensors");
-  g.fault_count = parse_integer_at_least(c.at("fault_count"), 1, "fault_count");
   g.faults_per_pair = parse_integer_at_least(c.at("faults_per_pair"), 1, "faults_per_pair");
   g.dist = parse_distribution(c.at("distribution"), c.base_dir);
   g.split = parse_split(c.at("split"));
-  g.model = parse_fault_model(c.at("fault"));
-  g.bits = parse_bit_choice(c.at("bit"));
+  g.faults = cell_fault_axes(c, {.count = "fault_count"});
   return g;
 }
 
@@ -282,17 +279,15 @@ class gradient_workload final : public workload {
          {"log_magnitude(-12,2)"}, [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
         {"split", "how tensors are cut into vectors: per_tensor, per_row, block(N)", {"per_row"},
          simple([](const std::string& v) { return parse_split(v).text(); })},
-        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip"},
-         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
-        {"bit", "bit(s) for bit models: exp1 (type-1), exp2, exp3, ...; none for other models", {"exp1"},
-         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
-        {"fault_count", "elements changed per faulty trial", {"1"},
-         simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "fault_count")); })},
+        fault_axis({"bitflip"}),
+        bit_axis("000's types: exp1 (type-1), exp2, exp3", {"exp1"}),
+        count_axis("fault_count", "elements changed per faulty trial", {"1"}),
         {"faults_per_pair", "faulty trials that share one set of clean tensors", {"1"},
          simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "faults_per_pair")); })},
     };
   }
   std::string name() const override { return "gradient"; }
+  view_kind view() const override { return view_kind::sample; }
   std::string summary() const override {
     return "log-norms of one device's gradient vectors before a collective (000); bf16/fp16/fp32, synthetic or from files";
   }
@@ -307,7 +302,7 @@ class gradient_workload final : public workload {
     if (!g.file && c.at("shape") == "file") return skip_info{"shape", "shape=file needs a file source"};
     if (g.file && g.tensors != 1) return skip_info{"tensors", "a file source gives its own tensors: use tensors=1"};
     std::string why, axis;
-    if (!resolve_fault_bits(g.model, g.bits, *g.dtype, &why, &axis)) return skip_info{axis, why};
+    if (!fault_spec_for(g.faults, *g.dtype, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return dtype_axis_context(c); }
@@ -315,11 +310,7 @@ class gradient_workload final : public workload {
   // fault_count faults, each an element uniform over all tensors (000's type-1/2/3 flips).
   fault_plan plan(const cell& c) const override {
     const grad_cell g = parse_cell(c);
-    std::string why, axis;
-    fault_plan p;
-    p.spec = {g.model, *resolve_fault_bits(g.model, g.bits, *g.dtype, &why, &axis), site_rule{}};
-    p.count = g.fault_count;
-    return p;
+    return plan_of(g.faults, *g.dtype);
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
     return std::make_unique<gradient_runner>(c, seed);

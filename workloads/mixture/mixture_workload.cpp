@@ -138,6 +138,7 @@ class mixture_workload final : public workload {
     };
   }
   std::string name() const override { return "mixture"; }
+  view_kind view() const override { return view_kind::sample; }
   std::string summary() const override { return "samples with a fraction p shifted by Delta: Theorem 1 and Appendix A of 000"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
   std::optional<skip_info> skip_reason(const cell& c) const override {

@@ -53,8 +53,7 @@ struct eb_cell {
   int bits = 8;
   bool weighted = false;
   distribution values;
-  fault_model model;
-  bit_choice bits_axis;
+  fault_axes faults;  // fault, bit
   std::string target;
 };
 
@@ -65,8 +64,7 @@ eb_cell parse_cell(const cell& c) {
   g.bits = c.at("code_bits") == "4" ? 4 : 8;
   g.weighted = c.at("pooling") == "weighted_sum";
   g.values = parse_distribution(c.at("values"), c.base_dir);
-  g.model = parse_fault_model(c.at("fault"));
-  g.bits_axis = parse_bit_choice(c.at("bit"));
+  g.faults = cell_fault_axes(c, {});
   g.target = c.at("target");
   return g;
 }
@@ -75,22 +73,25 @@ eb_cell parse_cell(const cell& c) {
 // or fp32 for alpha, beta and the output.
 const format& target_format(const eb_cell& g) { return g.target == "code" ? u8() : fp32(); }
 
-std::optional<std::vector<int>> fault_bits(const eb_cell& g, std::string* why, std::string* axis) {
-  auto bits = resolve_fault_bits(g.model, g.bits_axis, target_format(g), why, axis);
-  if (bits && g.target == "code" && g.bits == 4) {
-    if (g.model.k == fault_model::kind::random_value || g.model.k == fault_model::kind::multiply ||
-        g.model.k == fault_model::kind::set_max) {
+// The cell's fault spec; nullopt with why and the axis to blame when the
+// fault cannot run on the target (a 4-bit code takes bit faults on bits 0-3).
+std::optional<fault_spec> eb_fault_spec(const eb_cell& g, std::string* why, std::string* axis) {
+  auto spec = fault_spec_for(g.faults, target_format(g), why, axis);
+  if (spec && g.target == "code" && g.bits == 4) {
+    const auto k = g.faults.model.k;
+    if (k == fault_model::kind::random_value || k == fault_model::kind::multiply || k == fault_model::kind::set_max) {
       *axis = "fault";
       *why = "4-bit codes take bit faults only (bits 0-3)";
       return std::nullopt;
     }
-    for (int b : *bits)
+    for (int b : spec->bits)
       if (b > 3) {
+        *axis = "bit";
         *why = fmt::format("a 4-bit code has bits 0-3; bit {} is outside it", b);
         return std::nullopt;
       }
   }
-  return bits;
+  return spec;
 }
 
 // The table elements of the rows the batch reads, seen as a positions x cols
@@ -339,15 +340,14 @@ class embedding_bag_workload final : public workload {
          })},
         {"pooling", "sum or weighted_sum (per-sample weights uniform on [0, 1))", {"sum"},
          one_of({"sum", "weighted_sum"}, "a pooling mode")},
-        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip_random(1,all)"},
-         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
-        {"bit", "bit(s) for bit models; none for other models", {"none"},
-         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        fault_axis({"bitflip_random(1,all)"}),
+        bit_axis("a code takes bits 0-7 (0-3 when 4-bit), alpha, beta and the output those of fp32", {"none"}),
         {"target", "code (a table code of a row the batch reads), alpha, beta (that row's fp32 scale/bias), output", {"code"},
          one_of(k_targets, "a target")},
     };
   }
   std::string name() const override { return "embedding_bag"; }
+  view_kind view() const override { return view_kind::embedding_bag; }
   std::string summary() const override {
     return "row-wise quantized EmbeddingBag (8/4-bit codes, fp32 alpha/beta), sum or weighted sum (004)";
   }
@@ -356,7 +356,7 @@ class embedding_bag_workload final : public workload {
   std::optional<skip_info> skip_reason(const cell& c) const override {
     const eb_cell g = parse_cell(c);
     std::string why, axis;
-    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    if (!eb_fault_spec(g, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return {&u8(), &fp32(), c.axes_json()}; }
@@ -364,8 +364,8 @@ class embedding_bag_workload final : public workload {
   fault_plan plan(const cell& c) const override {
     const eb_cell g = parse_cell(c);
     std::string why, axis;
-    fault_plan p;
-    p.spec = {g.model, *fault_bits(g, &why, &axis), site_rule{}};
+    fault_plan p = plan_of(g.faults, target_format(g));
+    p.spec = *eb_fault_spec(g, &why, &axis);  // skip_reason refused the cells where it is none
     return p;
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {

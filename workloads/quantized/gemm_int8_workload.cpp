@@ -32,29 +32,24 @@ double seconds_since(clock_type::time_point t0) { return std::chrono::duration<d
 struct int8_cell {
   gemm_shape shape;
   distribution a_dist, b_dist;
-  fault_model model;
-  bit_choice bits;
+  fault_axes faults;  // fault, bit, site
   std::string target;
-  site_rule site;
 };
+
+constexpr fault_axis_names k_fault_axes{"site"};
 
 int8_cell parse_cell(const cell& c) {
   int8_cell g;
   g.shape = parse_gemm_shape(c.at("shape"));
   g.a_dist = parse_distribution(c.at("a_distribution"), c.base_dir);
   g.b_dist = parse_distribution(c.at("b_distribution"), c.base_dir);
-  g.model = parse_fault_model(c.at("fault"));
-  g.bits = parse_bit_choice(c.at("bit"));
+  g.faults = cell_fault_axes(c, k_fault_axes);
   g.target = c.at("target");
-  g.site = parse_site_rule(c.at("site"));
   return g;
 }
 
 const format& target_format(const int8_cell& g) { return g.target == "B" ? s8() : s32(); }
 
-std::optional<std::vector<int>> fault_bits(const int8_cell& g, std::string* why, std::string* axis) {
-  return resolve_fault_bits(g.model, g.bits, target_format(g), why, axis);
-}
 
 // Values drawn from a distribution, rounded to the nearest integer and
 // saturated to the element type's range (what a quantizer does). A uniform_int
@@ -79,8 +74,7 @@ class int8_runner final : public episode_runner {
  public:
   int8_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
       : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
-    std::string why, axis;
-    spec_ = {g_.model, *fault_bits(g_, &why, &axis), g_.site};
+    spec_ = plan_of(g_.faults, target_format(g_)).spec;
     ldb_ = g_.shape.n;
     for (const auto& n : needs) {
       const int cols = n.value("extra_columns", 0);
@@ -207,29 +201,27 @@ class gemm_int8_workload final : public workload {
         {"a_distribution", "A's values (rounded, saturated to u8): uniform_int(0,255), sparse_int(p0,a,b), ...",
          {"uniform_int(0,255)"}, dist},
         {"b_distribution", "B's values (rounded, saturated to s8)", {"uniform_int(-128,127)"}, dist},
-        {"fault", "fault model: " + fmt::format("{}", fmt::join(fault_model_names(), ", ")), {"bitflip_random(1,all)"},
-         simple([](const std::string& v) { return parse_fault_model(v).text(); })},
-        {"bit", "bit(s) for bit models (index from the LSB, or a range LO-HI); none for other models", {"none"},
-         simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
+        fault_axis({"bitflip_random(1,all)"}),
+        bit_axis("int8 B takes bits 0-7, int32 C bits 0-31", {"none"}),
         {"target", "where the fault lands: B (weights, after encoding) or C (int32 result)", {"B"},
          simple([](const std::string& v) {
            if (v != "B" && v != "C") throw value_error("expected a target: B or C; got '" + v + "'");
            return v;
          })},
-        {"site", "which element: uniform, at(I,J), row(I), col(J)", {"uniform"},
-         simple([](const std::string& v) { return single_site(v).text(); })},
+        element_axis("site", false, {"uniform"}),
     };
   }
   std::string name() const override { return "gemm_int8"; }
+  view_kind view() const override { return view_kind::int8_gemm; }
   std::string summary() const override { return "C (int32) = A (u8) x B (s8), oneDNN u8s8s32 GEMM (004)"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
     const int8_cell g = parse_cell(c);
     std::string why, axis;
-    if (!fault_bits(g, &why, &axis)) return skip_info{axis, why};
+    if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};
     const int64_t rows = g.target == "B" ? g.shape.k : g.shape.m;
-    if (auto w = g.site.check(rows, g.shape.n); !w.empty()) return skip_info{"site", w};
+    if (auto w = g.faults.element.check(rows, g.shape.n); !w.empty()) return skip_info{"site", w};
     if (g.shape.k * 255 * 128 > int64_t(INT32_MAX))
       return skip_info{"shape", fmt::format("K = {} can overflow the int32 result (K * 255 * 128 > 2^31 - 1)", g.shape.k)};
     return std::nullopt;
@@ -239,10 +231,7 @@ class gemm_int8_workload final : public workload {
   std::vector<std::string> truth_metrics() const override { return {"int_diff", "rel_diff"}; }
   fault_plan plan(const cell& c) const override {
     const int8_cell g = parse_cell(c);
-    std::string why, axis;
-    fault_plan p;
-    p.spec = {g.model, *fault_bits(g, &why, &axis), g.site};
-    return p;
+    return plan_of(g.faults, target_format(g));
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
                                               const std::vector<nlohmann::json>& needs) const override {

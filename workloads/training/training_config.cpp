@@ -7,87 +7,31 @@
 #include <set>
 
 #include "foundation/errors.hpp"
+#include "foundation/io/input_schemas.hpp"
+#include "foundation/io/json_schema.hpp"
 
 namespace sdc::train {
 namespace {
 
 using json = nlohmann::json;
 
-// Reads the fields of one JSON object, each checked, and refuses fields it was not asked for.
-class fields {
- public:
-  fields(const json& j, std::string file, std::string path) : j_(j), file_(std::move(file)), path_(std::move(path)) {
-    if (!j.is_object()) fail("", "an object");
-  }
-  ~fields() noexcept(false) {
-    if (std::uncaught_exceptions()) return;
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (!seen_.count(it.key())) fail(it.key(), "no such field (known: " + known_ + ")");
-  }
-  // Upper bounds keep a hostile file from asking for a huge allocation (or
-  // from wrapping when the value is stored as an int).
-  int64_t integer(const char* k, int64_t def, int64_t min, int64_t max) {
-    const json* v = get(k);
-    if (!v) return def;
-    const bool ok = v->is_number_unsigned() ? v->get<uint64_t>() <= uint64_t(max)
-                                            : v->is_number_integer() && v->get<int64_t>() >= min && v->get<int64_t>() <= max;
-    if (!ok || v->get<int64_t>() < min) fail(k, fmt::format("an integer in [{}, {}]; got {}", min, max, v->dump()));
-    return v->get<int64_t>();
-  }
-  double number(const char* k, double def, double lo, double hi, const char* what) {
-    const json* v = get(k);
-    if (!v) return def;
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo || v->get<double>() > hi)
-      fail(k, fmt::format("{}; got {}", what, v->dump()));
-    return v->get<double>();
-  }
-  bool boolean(const char* k, bool def) {
-    const json* v = get(k);
-    if (!v) return def;
-    if (!v->is_boolean()) fail(k, "true or false; got " + v->dump());
-    return v->get<bool>();
-  }
-  std::string text(const char* k, const std::string& def, std::initializer_list<const char*> choices = {}) {
-    const json* v = get(k);
-    if (!v) return def;
-    std::string list;
-    for (const char* c : choices) list += (list.empty() ? "" : " | ") + std::string(c);
-    if (!v->is_string()) fail(k, (choices.size() ? list : std::string("a string")) + "; got " + v->dump());
-    const std::string s = v->get<std::string>();
-    if (choices.size() && std::none_of(choices.begin(), choices.end(), [&](const char* c) { return s == c; }))
-      fail(k, list + "; got '" + s + "'");
-    return s;
-  }
-  const json* object(const char* k) {
-    const json* v = get(k);
-    return v && !v->is_null() ? v : nullptr;
-  }
-  [[noreturn]] void fail(const std::string& k, const std::string& expected) const {
-    throw input_error(file_, path_ + (k.empty() ? "" : (path_.empty() ? "" : ".") + k), expected);
-  }
-  const std::string& path() const { return path_; }
+// The configuration's values, read after the schema checked them
+// (suites/schema/training-config-1.schema.json): a field left out keeps its default.
+template <class T>
+T get(const json& obj, const char* key, T def) {
+  return obj.is_object() && obj.contains(key) && !obj[key].is_null() ? obj[key].get<T>() : def;
+}
 
- private:
-  const json* get(const char* k) {
-    seen_.insert(k);
-    known_ += (known_.empty() ? "" : ", ") + std::string(k);
-    return j_.contains(k) ? &j_[k] : nullptr;
-  }
-  const json& j_;
-  std::string file_, path_, known_;
-  std::set<std::string> seen_;
-};
-
-optim_config parse_optim(fields& f, optim_config o) {
-  o.lr = f.number("lr", o.lr, 1e-12, 10, "a learning rate in (0, 10]");
-  o.min_lr_ratio = f.number("min_lr_ratio", o.min_lr_ratio, 0, 1, "a number in [0, 1]");
-  o.warmup = f.integer("warmup", o.warmup, 0, 1000000000);
-  o.weight_decay = f.number("weight_decay", o.weight_decay, 0, 10, "a number in [0, 10]");
-  o.beta1 = f.number("beta1", o.beta1, 0, 0.999999, "a number in [0, 1)");
-  o.beta2 = f.number("beta2", o.beta2, 0, 0.999999, "a number in [0, 1)");
-  o.eps = f.number("eps", o.eps, 1e-30, 1, "a number in (0, 1]");
-  o.clip = f.number("clip", o.clip, 0, 1e30, "a gradient-norm bound >= 0 (0: no clipping)");
-  return o;
+optim_config parse_optim(const json& o, optim_config c) {
+  c.lr = get(o, "lr", c.lr);
+  c.min_lr_ratio = get(o, "min_lr_ratio", c.min_lr_ratio);
+  c.warmup = get(o, "warmup", c.warmup);
+  c.weight_decay = get(o, "weight_decay", c.weight_decay);
+  c.beta1 = get(o, "beta1", c.beta1);
+  c.beta2 = get(o, "beta2", c.beta2);
+  c.eps = get(o, "eps", c.eps);
+  c.clip = get(o, "clip", c.clip);
+  return c;
 }
 
 std::string resolve(const std::string& p, const std::string& base) {
@@ -139,59 +83,54 @@ uint64_t rank_seed(seed_policy p, uint64_t seed, int rank) {
 }
 
 train_config parse_train_config(const json& j, const std::string& file, const std::string& base_dir) {
+  static const json_schema schema(json::parse(training_config_schema_text()));
+  schema.check(j, file);
+  auto fail = [&](const std::string& field, const std::string& expected) -> void { throw input_error(file, field, expected); };
   train_config c;
-  fields f(j, file, "");
-  if (const json* m = f.object("model")) {
-    fields g(*m, file, "model");
-    c.model.layers = int(g.integer("layers", c.model.layers, 1, 256));
-    c.model.width = int(g.integer("width", c.model.width, 1, 65536));
-    c.model.heads = int(g.integer("heads", c.model.heads, 1, 4096));
-    c.model.seq = int(g.integer("seq", c.model.seq, 8, 65536));
-    c.model.tied_head = g.boolean("tied_head", c.model.tied_head);
-    c.model.rmsnorm = g.text("norm", "layernorm", {"layernorm", "rmsnorm"}) == "rmsnorm";
-    c.model.dropout = g.number("dropout", c.model.dropout, 0, 0.95, "a probability in [0, 0.95]");
-    c.model.bf16 = g.text("precision", "fp32", {"fp32", "bf16"}) == "bf16";
-    if (c.model.width % c.model.heads != 0)
-      g.fail("heads", fmt::format("a divisor of width {}; got {}", c.model.width, c.model.heads));
-    // Twelve width^2 matrices a block (attention and a 4x MLP) and the embeddings.
-    const double params = 12.0 * c.model.layers * double(c.model.width) * c.model.width + double(c.model.vocab + c.model.seq) * c.model.width;
-    if (params > 2e9) g.fail("width", fmt::format("a model of at most 2e9 parameters (this machine's memory); layers {} x width {} make {:.3g}",
-                                                   c.model.layers, c.model.width, params));
-  }
-  c.steps = f.integer("steps", c.steps, 1, 1000000000);
+  const json none = json::object();
+  const json& m = j.contains("model") && !j["model"].is_null() ? j["model"] : none;
+  c.model.layers = get(m, "layers", c.model.layers);
+  c.model.width = get(m, "width", c.model.width);
+  c.model.heads = get(m, "heads", c.model.heads);
+  c.model.seq = get(m, "seq", c.model.seq);
+  c.model.tied_head = get(m, "tied_head", c.model.tied_head);
+  c.model.rmsnorm = get<std::string>(m, "norm", "layernorm") == "rmsnorm";
+  c.model.dropout = get(m, "dropout", c.model.dropout);
+  c.model.bf16 = get<std::string>(m, "precision", "fp32") == "bf16";
+  if (c.model.width % c.model.heads != 0)
+    fail("/model/heads", fmt::format("a divisor of width {}; got {}", c.model.width, c.model.heads));
+  // Twelve width^2 matrices a block (attention and a 4x MLP) and the embeddings.
+  const double params = 12.0 * c.model.layers * double(c.model.width) * c.model.width + double(c.model.vocab + c.model.seq) * c.model.width;
+  if (params > 2e9)
+    fail("/model/width", fmt::format("a model of at most 2e9 parameters (this machine's memory); layers {} x width {} make {:.3g}",
+                                     c.model.layers, c.model.width, params));
+  c.steps = get(j, "steps", c.steps);
   c.optim.total = c.steps;
-  if (const json* o = f.object("optim")) {
-    fields g(*o, file, "optim");
-    c.optim = parse_optim(g, c.optim);
-  }
-  c.dp.ranks = int(f.integer("ranks", c.dp.ranks, 1, 4096));
-  c.dp.micro_batch = int(f.integer("micro_batch", c.dp.micro_batch, 1, 65536));
-  c.dp.bf16_buckets = f.text("buckets", "fp32", {"fp32", "bf16"}) == "bf16";
-  try {
-    c.dp.policy = parse_seed_policy(f.text("seed_policy", "S1-1"));
-  } catch (const value_error& e) {
-    f.fail("seed_policy", e.what());
-  }
-  c.dp.seed = uint64_t(f.integer("seed", 1, 0, INT64_MAX));
-  c.data = f.text("data", c.data);
+  if (j.contains("optim")) c.optim = parse_optim(j["optim"], c.optim);
+  c.dp.ranks = get(j, "ranks", c.dp.ranks);
+  c.dp.micro_batch = get(j, "micro_batch", c.dp.micro_batch);
+  c.dp.bf16_buckets = get<std::string>(j, "buckets", "fp32") == "bf16";
+  c.dp.policy = parse_seed_policy(get<std::string>(j, "seed_policy", "S1-1"));  // one of the schema's three
+  c.dp.seed = get<uint64_t>(j, "seed", 1);
+  c.data = get(j, "data", c.data);
   if (c.data != "generated") c.data = resolve(c.data, base_dir);
-  c.examples = f.integer("examples", c.examples, 1, 10000000);
-  c.eval_examples = f.integer("eval_examples", c.eval_examples, 1, 10000000);
-  c.tensor_norms = f.boolean("tensor_norms", c.tensor_norms);
-  c.consistency = f.boolean("consistency", c.consistency);
-  c.mpi = f.text("backend", "inprocess", {"inprocess", "mpi"}) == "mpi";
-  c.ordered = f.text("reduction", "ordered", {"ordered", "mpi"}) == "ordered";
-  if (!c.mpi && !c.ordered) f.fail("reduction", "ordered for backend inprocess (\"mpi\" is MPI's own algorithm)");
-  c.cache_dir = resolve(f.text("cache_dir", ""), base_dir);
+  c.examples = get(j, "examples", c.examples);
+  c.eval_examples = get(j, "eval_examples", c.eval_examples);
+  c.tensor_norms = get(j, "tensor_norms", c.tensor_norms);
+  c.consistency = get(j, "consistency", c.consistency);
+  c.mpi = get<std::string>(j, "backend", "inprocess") == "mpi";
+  c.ordered = get<std::string>(j, "reduction", "ordered") == "ordered";
+  if (!c.mpi && !c.ordered) fail("/reduction", "ordered for backend inprocess (\"mpi\" is MPI's own algorithm)");
+  c.cache_dir = resolve(get<std::string>(j, "cache_dir", ""), base_dir);
   c.pretrain.optim.lr = 3e-3;
   c.pretrain.optim.warmup = 20;
-  if (const json* p = f.object("pretrain")) {
-    fields g(*p, file, "pretrain");
-    c.pretrain.corpus = resolve(g.text("corpus", ""), base_dir);
-    c.pretrain.steps = g.integer("steps", c.pretrain.steps, 1, 1000000000);
-    c.pretrain.batch = int(g.integer("batch", c.pretrain.batch, 1, 65536));
-    c.pretrain.max_windows = g.integer("max_windows", c.pretrain.max_windows, 1, 100000000);
-    c.pretrain.optim = parse_optim(g, c.pretrain.optim);
+  if (j.contains("pretrain") && !j["pretrain"].is_null()) {
+    const json& p = j["pretrain"];
+    c.pretrain.corpus = resolve(get<std::string>(p, "corpus", ""), base_dir);
+    c.pretrain.steps = get(p, "steps", c.pretrain.steps);
+    c.pretrain.batch = get(p, "batch", c.pretrain.batch);
+    c.pretrain.max_windows = get(p, "max_windows", c.pretrain.max_windows);
+    c.pretrain.optim = parse_optim(p, c.pretrain.optim);
   }
   c.pretrain.optim.total = c.pretrain.steps;
   return c;

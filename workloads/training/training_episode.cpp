@@ -25,13 +25,8 @@ training_cell parse_training_cell(const cell& c) {
   g.warmup = parse_integer_at_least(c.at("warmup_steps"), 0, "warmup_steps");
   g.steps = parse_integer_at_least(c.at("steps"), 1, "steps");
   g.per_twin = parse_integer_at_least(c.at("faults_per_twin"), 1, "faults_per_twin");
-  g.count = parse_integer_at_least(c.at("count"), 1, "count");
   g.site = parse_fault_site(c.at("site"));
-  g.model = parse_fault_model(c.at("fault"));
-  g.bits = parse_bit_choice(c.at("bit"));
-  g.element = parse_site_rule(c.at("element"));
-  g.when = parse_step_schedule(c.at("when"));
-  g.rank = int(parse_integer_at_least(c.at("rank"), 0, "rank"));
+  g.faults = cell_fault_axes(c, k_training_fault_axes);
   g.q = std::stod(c.at("gemm_q"));
   if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
   g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
@@ -336,7 +331,7 @@ episode_truth training_runner::truth() {
   identical &= losses_ == twin_losses_;
   // The horizon: from the plan's first step to the episode's end.
   int64_t first = 0;
-  while (first + 1 < g_.steps && !g_.when.fires(first)) ++first;
+  while (first + 1 < g_.steps && !g_.faults.when.fires(first)) ++first;
   const int64_t horizon = g_.steps - first;
   const auto natural = natural_for(*fork_, g_.config_path + "#" + std::to_string(g_.warmup) + "#" + std::to_string(fork_index_),
                                    dp_, horizon, g_.natural_runs);

@@ -13,15 +13,15 @@
 
 namespace sdc::train {
 
+// The shared fault axes a training cell has: `site` names the tensor, so the
+// element within it is `element`.
+inline constexpr fault_axis_names k_training_fault_axes{.element = "element", .count = "count", .when = true, .rank = true};
+
 struct training_cell {
   std::string config_path;  // resolved against the suite's folder
-  int64_t warmup = 20, steps = 8, per_twin = 4, count = 1;
-  fault_site site;
-  fault_model model;
-  bit_choice bits;
-  site_rule element;
-  step_schedule when;
-  int rank = 1;
+  int64_t warmup = 20, steps = 8, per_twin = 4;
+  fault_site site;    // the tensor (training_sites.hpp)
+  fault_axes faults;  // fault, bit, element, count, when, rank (injectors/fault_axes.hpp)
   double q = 1e-3;
   std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
   int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks

@@ -36,14 +36,12 @@ class training_workload final : public workload {
         {"steps", "steps per episode (K)", {"8"}, integer("steps", 1)},
         {"site", "weight:P, adam_m:P, adam_v:P, grad:P (P = all: every parameter), bucket, act:L, actgrad:L, gemm:L, gemm:all", {"grad:blocks.0.mlp.fc1.weight"},
          simple([](const std::string& v) { return parse_fault_site(v).text(); })},
-        {"fault", "fault model (sdcbench list faults)", {"bitflip"}, simple([](const std::string& v) { return parse_fault_model(v).text(); })},
-        {"bit", "bit(s) for bit models, or none", {"exp1"}, simple([](const std::string& v) { return parse_bit_choice(v).text(); })},
-        {"element", "element within the site's tensor: uniform, at(I,J), row(I), col(J), max_abs", {"uniform"},
-         simple([](const std::string& v) { return parse_site_rule(v).text(); })},
-        {"count", "faults each time the plan fires", {"1"}, integer("count", 1)},
-        {"when", "steps the plan fires at: specific(S,...), cycle(START,EVERY), always", {"specific(2)"},
-         simple([](const std::string& v) { return parse_step_schedule(v).text(); })},
-        {"rank", "the faulty rank", {"1"}, integer("rank", 0)},
+        fault_axis({"bitflip"}),
+        bit_axis("the site's format: fp32 (bf16 activations and GEMM outputs under bf16 precision)", {"exp1"}),
+        element_axis("element", true, {"uniform"}),
+        count_axis("count", "faults each time the plan fires", {"1"}),
+        when_axis({"specific(2)"}),
+        rank_axis({"1"}),
         {"gemm_q", "gemm sites: probability that each GEMM on the faulty rank corrupts an element", {"0.001"},
          simple([](const std::string& v) {
            double q = -1;
@@ -61,6 +59,7 @@ class training_workload final : public workload {
     };
   }
   std::string name() const override { return "training"; }
+  view_kind view() const override { return view_kind::training; }
   std::string summary() const override {
     return "data-parallel fine-tuning of a byte-level transformer (libtorch), faults inside the step; 000, 002, 003";
   }
@@ -69,9 +68,9 @@ class training_workload final : public workload {
     const training_cell g = parse_training_cell(c);
     const train_config cfg = load_config(g);
     if (auto why = check_site(g.site, cfg.model); !why.empty()) return skip_info{"site", why};
-    if (g.rank >= cfg.dp.ranks) return skip_info{"rank", fmt::format("rank {} of a {}-rank run", g.rank, cfg.dp.ranks)};
+    if (g.faults.rank >= cfg.dp.ranks) return skip_info{"rank", fmt::format("rank {} of a {}-rank run", g.faults.rank, cfg.dp.ranks)};
     std::string why, axis;
-    if (!resolve_fault_bits(g.model, g.bits, site_format(g.site, cfg.model), &why, &axis)) return skip_info{axis, why};
+    if (!fault_spec_for(g.faults, site_format(g.site, cfg.model), &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
   detector_context context(const cell& c) const override { return {&fp32(), &fp32(), c.axes_json()}; }
@@ -86,13 +85,7 @@ class training_workload final : public workload {
   fault_plan plan(const cell& c) const override {
     const training_cell g = parse_training_cell(c);
     const train_config cfg = load_config(g);
-    std::string why, axis;
-    fault_plan p;
-    p.spec = {g.model, *resolve_fault_bits(g.model, g.bits, site_format(g.site, cfg.model), &why, &axis), g.element};
-    p.count = g.count;
-    p.when = g.when;
-    p.rank = g.rank;
-    return p;
+    return plan_of(g.faults, site_format(g.site, cfg.model));
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) const override {
     return make_training_runner(c, seed, needs);
