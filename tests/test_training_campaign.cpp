@@ -87,6 +87,50 @@ TEST(TrainingCampaign, StatefulDetectorsGiveTheSameCellsOnOneAndTwoThreads) {
   EXPECT_EQ(cell_of(j, "folding_w1 (000)")["faulty"]["localization"]["right"], 4);
 }
 
+// Megatron-LM's parameter hashes across replicas catch a fault in one rank's
+// copy of the reduced bucket and in its weights, on the step it lands, blaming
+// that rank; a gradient fault before the all-reduce reaches every replica
+// alike, so no hash differs. Megatron's result validation with its defaults
+// (NaN/Inf only) sees what goes non-finite.
+TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
+  const std::string dir = scratch_dir("hashes");
+  const json suite = {
+      {"schema", "sdcbench.suite/1"}, {"name", "hashes"}, {"workload", "training"}, {"seed", 7},
+      {"axes",
+       {{"config", {std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json"}},
+        {"steps", {"4"}}, {"site", {"bucket", "weight:all", "grad:all"}}, {"bit", {"exp1"}}, {"when", {"specific(2)"}},
+        {"rank", {"1"}}, {"natural_runs", {"4"}}}},
+      {"detectors", json::array({{{"name", "param_hash"}}, {{"name", "param_hash"}, {"label", "majority"}, {"params", {{"blame", "majority"}}}},
+                                 {{"name", "megatron_validation"}}})},
+      {"trials", {{"faulty", 4}, {"clean", 2}}},
+      {"presets", {{"smoke", json::object()}, {"full", json::object()}}}};
+  std::ofstream(dir + "/s.json") << suite.dump();
+  const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = read_json(dir + "/r.json");
+  auto cell = [&](const std::string& site, const std::string& label) -> const json& {
+    for (const auto& c : j["cells"])
+      if (c["axes"]["site"] == site && c["detector"]["label"] == label) return c;
+    throw std::runtime_error("no cell " + site + " " + label);
+  };
+  for (const auto& c : j["cells"]) EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+  for (const char* label : {"param_hash", "majority"}) {
+    EXPECT_EQ(cell("grad:all", label)["faulty"]["detected"], 0) << "the all-reduce hands every replica the same sum";
+    const auto& b = cell("bucket", label)["faulty"];
+    EXPECT_EQ(b["detected"], 4) << label;
+    EXPECT_EQ(b["localization"]["right"], 4) << label;  // rank 1
+    EXPECT_EQ(b["latency_steps"]["max"], 0) << label;
+    // A weight flip that makes the loss non-finite spreads NaN through the
+    // all-reduce into every replica alike, bit for bit: then no hash differs,
+    // and the NaN check is what sees it. Every episode is seen by one of them.
+    const auto& w = cell("weight:all", label)["faulty"];
+    EXPECT_GE(w["detected"].get<int>(), 1) << label;
+    EXPECT_EQ(w["localization"]["right"], w["detected"]) << label;
+    const std::string hash = w["outcomes"], nan = cell("weight:all", "megatron_validation")["faulty"]["outcomes"];
+    EXPECT_EQ((std::stoul(hash, nullptr, 16) | std::stoul(nan, nullptr, 16)) & 0xfu, 0xfu) << hash << " " << nan;
+  }
+}
+
 // Issue 12's four suites at smoke scale: each runs, validates, and shows what it is for.
 TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
   const std::string dir = scratch_dir("four");

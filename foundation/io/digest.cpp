@@ -19,6 +19,15 @@ std::string sha256_hex(const std::string& bytes) {
   return hex;
 }
 
+std::string sha1_hex(const void* data, size_t n) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data, n, md, &len, EVP_sha1(), nullptr);
+  std::string hex;
+  for (unsigned i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
 std::string file_sha256_hex(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "file", "a readable file");

@@ -5,7 +5,8 @@
 // any fault; all copied out of libtorch so that detectors neither include nor
 // link torch. The hook for 000's and 003's detectors, which look before the
 // collective, for 002's cross-rank metrics, and for GEMM checks (003's
-// CheckSum, 001's V-ABFT).
+// CheckSum, 001's V-ABFT); and the replicas' parameter hashes after the
+// optimizer step, for checks of replica divergence.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -41,6 +42,11 @@ class training_step final : public step_view {
   std::vector<float> grads;  // before the all-reduce
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
+  // After the optimizer step, when a detector asks ({"param_hashes": true}):
+  // the SHA-1 of each parameter's fp32 bytes on this rank, parameter order
+  // (what Megatron's check_param_hashes_across_dp_replicas compares); empty
+  // on the warm-up steps a detector is shown before the episode.
+  std::vector<std::string> param_sha1;
 };
 
 }  // namespace sdc

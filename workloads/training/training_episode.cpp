@@ -2,6 +2,8 @@
 // the runner, the clean twin and the ground truth.
 #include "workloads/training/training_episode.hpp"
 
+#include "foundation/io/digest.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -168,9 +170,10 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, bool record_gemms)
+  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params)
       : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, 0)),
-        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms) {
+        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms),
+        hash_params_(hash_params) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -262,6 +265,18 @@ class training_runner final : public episode_runner, public step_observer, publi
     }
   }
   void reduced(int64_t s, int r, torch::Tensor& b) override { sites_.reduced(s, r, b); }
+  // After the optimizer step: each replica's parameter hashes, when asked.
+  void step_ends(int64_t, const std::vector<replica>& reps) override {
+    if (!hash_params_) return;
+    for (size_t r = 0; r < reps.size(); ++r) {
+      auto& h = views_[r].param_sha1;
+      h.clear();
+      for (const auto& t : reps[r].params.tensors) {
+        const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
+        h.push_back(sha1_hex(f.data_ptr<float>(), size_t(f.numel()) * sizeof(float)));
+      }
+    }
+  }
 
  private:
   void run_twin();
@@ -276,7 +291,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
-  bool record_gemms_;
+  bool record_gemms_, hash_params_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
   // The clean twin of the current data group.
@@ -355,9 +370,9 @@ episode_truth training_runner::truth() {
 }  // namespace
 
 std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
-  bool gemms = false;
-  for (const auto& n : needs) gemms |= n.value("gemms", false);
-  return std::make_unique<training_runner>(c, seed, gemms);
+  bool gemms = false, hashes = false;
+  for (const auto& n : needs) gemms |= n.value("gemms", false), hashes |= n.value("param_hashes", false);
+  return std::make_unique<training_runner>(c, seed, gemms, hashes);
 }
 
 }  // namespace sdc::train

@@ -1,0 +1,139 @@
+// The checks production training runs, on hand-made steps where the
+// original's behaviour is known: Megatron-LM's parameter hashes across
+// data-parallel replicas (one changed parameter on one rank changes its hash;
+// the original compares with replica 0) and its result validation (NaN/Inf
+// first, spikes against the maximum of the first num_samples values, the
+// job's first iteration not validated).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "detectors/adapters.hpp"
+#include "foundation/io/digest.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/training_view.hpp"
+
+namespace sdc {
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<episode_detector> make(const std::string& name, const json& params) {
+  const auto* info = find_detector(view_kind::training, name);
+  EXPECT_NE(info, nullptr) << name;
+  const detector_params p(validate_params(*info, params), nullptr);
+  const detector_context ctx;
+  if (info->make_episode) return info->make_episode(p, ctx);
+  return per_rank([info, p, ctx] { return info->make(p, ctx); });
+}
+
+// Four ranks' steps whose parameters hash like `params` (one vector of floats per rank).
+std::vector<training_step> hashed(const std::vector<std::vector<float>>& params, int64_t step) {
+  std::vector<training_step> s(params.size());
+  for (size_t r = 0; r < params.size(); ++r) {
+    s[r].rank = int(r), s[r].step = step;
+    s[r].param_sha1 = {sha1_hex(params[r].data(), params[r].size() * sizeof(float)), sha1_hex("bias", 4)};
+  }
+  return s;
+}
+
+std::vector<const step_view*> ptrs(const std::vector<training_step>& s) {
+  std::vector<const step_view*> v;
+  for (const auto& x : s) v.push_back(&x);
+  return v;
+}
+
+TEST(ParamHash, OneChangedWeightBitOnOneRankChangesItsHash) {
+  EXPECT_EQ(sha1_hex("abc", 3), "a9993e364706816aba3e25717850c26c9cd0d89d");  // FIPS 180 test vector
+  std::vector<float> w = {0.5f, -1.25f, 3.0f};
+  std::vector<std::vector<float>> p(4, w);
+  auto d = make("param_hash", json::object());
+  d->reset({});
+  auto s = hashed(p, 0);
+  verdict v = d->observe(ptrs(s));
+  EXPECT_FALSE(v.flagged);
+  uint32_t bits;
+  std::memcpy(&bits, &p[2][1], 4), bits ^= 1u << 23, std::memcpy(&p[2][1], &bits, 4);  // one exponent bit on rank 2
+  s = hashed(p, 1);
+  v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 2);
+  EXPECT_EQ(v.score, 1);
+  EXPECT_EQ(v.metrics[1].second, 1) << "one parameter differs";
+  // Replica 0 diverged: every other rank differs from it. The original's
+  // report names ranks 1-3 (replica0 blames rank 1); the majority variant rank 0.
+  p.assign(4, w);
+  p[0][0] = 0.75f;
+  s = hashed(p, 2);
+  v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 1);
+  EXPECT_EQ(v.score, 3);
+  auto m = make("param_hash", {{"blame", "majority"}});
+  m->reset({});
+  EXPECT_EQ(m->observe(ptrs(s)).rank, 0);
+  p[3][0] = 0.25f;  // two ranks diverged, differently: no single minority
+  s = hashed(p, 2);
+  EXPECT_EQ(m->observe(ptrs(s)).rank, -1);
+  // Checked every `interval` steps; warm-up steps carry no hashes.
+  auto every2 = make("param_hash", {{"interval", 2}});
+  every2->reset({});
+  s = hashed(p, 3);
+  EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
+  s = hashed(p, 4);
+  EXPECT_TRUE(every2->observe(ptrs(s)).flagged);
+  for (auto& x : s) x.param_sha1.clear();
+  EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
+}
+
+// One rank's steps with these losses and a gradient of this norm.
+training_step step_of(double loss, float grad, int64_t step) {
+  training_step s;
+  s.loss = loss, s.step = step, s.grads = {grad, 0.0f};
+  return s;
+}
+
+double rejected_by(const verdict& v) {
+  for (const auto& [k, x] : v.metrics)
+    if (k == "rejected_by") return x;
+  return 0;
+}
+
+TEST(MegatronValidation, NanFirstThenSpikesAgainstTheFirstSamplesMaximum) {
+  auto d = make("megatron_validation", {{"check_spiky_loss", true}, {"check_large_grads", true}, {"num_samples", 3}});
+  d->reset({});
+  auto see = [&](double loss, float grad, int64_t step) {
+    const training_step s = step_of(loss, grad, step);
+    return d->observe({&s});
+  };
+  EXPECT_FALSE(see(NAN, 1, 0).flagged) << "the job's first iteration is not validated";
+  // The reference: the max |loss| of the next three values (NaN/Inf ignored), 2.0; of the grads, 4.
+  EXPECT_FALSE(see(1.0, 1, 1).flagged);
+  EXPECT_FALSE(see(-2.0, 4, 2).flagged);
+  EXPECT_FALSE(see(1.5, 2, 3).flagged);
+  verdict v = see(19.9, 1, 4);  // 19.9 < 10 x 2
+  EXPECT_FALSE(v.flagged);
+  EXPECT_NEAR(v.score, 19.9 / 20, 1e-12);
+  v = see(20.0, 1, 5);  // >= 10 x 2
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(rejected_by(v), 3);
+  v = see(1.0, 40.0f, 6);
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(rejected_by(v), 6);
+  v = see(INFINITY, 1, 7);
+  EXPECT_EQ(rejected_by(v), 2);
+  v = see(1.0, NAN, 8);
+  EXPECT_EQ(rejected_by(v), 4);
+  v = see(NAN, NAN, 9);
+  EXPECT_EQ(rejected_by(v), 1) << "the loss is checked before the gradients";
+  // Megatron's defaults: NaN/Inf only.
+  auto def = make("megatron_validation", json::object());
+  def->reset({});
+  training_step a = step_of(1, 1, 0), b = step_of(1e30, 1e30f, 1), c = step_of(1, INFINITY, 2);
+  def->observe({&a});
+  EXPECT_FALSE(def->observe({&b}).flagged);
+  EXPECT_TRUE(def->observe({&c}).flagged);
+}
+
+}  // namespace
+}  // namespace sdc
