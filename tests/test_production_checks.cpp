@@ -135,5 +135,31 @@ TEST(MegatronValidation, NanFirstThenSpikesAgainstTheFirstSamplesMaximum) {
   EXPECT_TRUE(def->observe({&c}).flagged);
 }
 
+// OLMo-core's rule: once window_size values are held, a spike is a value
+// above mean + k std (population) of them; every value joins the window; a
+// NaN is no spike and blinds the window.
+TEST(StabilityMonitor, SpikesAgainstTheWindowAndANaNBlindsIt) {
+  auto d = make("stability_monitor", {{"window_size", 4}, {"threshold_std", 2.0}});
+  d->reset({});
+  auto see = [&](double loss, double norm) {
+    std::vector<training_step> s(2);
+    s[0].loss = loss - 0.5, s[1].loss = loss + 0.5;  // the mean is `loss`
+    s[0].reduced_grad_norm = norm, s[1].reduced_grad_norm = 1e9;  // rank 0's is the logged one
+    return d->observe(ptrs(s));
+  };
+  for (double x : {1.0, 2.0, 1.0, 2.0}) EXPECT_FALSE(see(x, 1).flagged);  // filling the window
+  verdict v = see(2.4, 1);  // mean 1.5, std 0.5: the line is 2.5
+  EXPECT_FALSE(v.flagged);
+  EXPECT_NEAR(v.score, 0.9, 1e-12);
+  v = see(3.0, 1);  // window 2,1,2,2.4: mean 1.85, std 0.517: line 2.884
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.metrics[0].second, 1);
+  EXPECT_EQ(v.rank, -1) << "a global curve names no rank";
+  // The grad norm's window holds 1, 1, ...: std 0, no spike, however large.
+  EXPECT_FALSE(see(2.0, 1e6).flagged);
+  EXPECT_FALSE(see(NAN, 1).flagged);
+  EXPECT_FALSE(see(1e6, 1).flagged) << "a NaN in the window makes every comparison false";
+}
+
 }  // namespace
 }  // namespace sdc

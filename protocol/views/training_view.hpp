@@ -8,7 +8,9 @@
 // CheckSum, 001's V-ABFT); and the replicas' parameter hashes after the
 // optimizer step, for checks of replica divergence.
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,10 @@ class training_step final : public step_view {
   view_kind kind() const override { return view_kind::training; }
   double loss = 0;
   std::vector<float> grads;  // before the all-reduce
+  // The 2-norm of this rank's own copy of the reduced gradient (after any
+  // fault in it), in fp64: what its optimizer clips and a framework logs as
+  // the global grad norm.
+  double reduced_grad_norm = std::numeric_limits<double>::quiet_NaN();
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
   // After the optimizer step, when a detector asks ({"param_hashes": true}):

@@ -54,9 +54,20 @@ struct fork_point {
 };
 
 // Copies each rank's loss and gradients before the all-reduce of the warm-up steps.
+// The 2-norm of a flat fp32 gradient, summed in fp64 in element order (no
+// ATen reduction: the same bits on every CPU).
+double norm_of(const torch::Tensor& flat) {
+  const torch::Tensor f = flat.contiguous();
+  const float* x = f.data_ptr<float>();
+  double sq = 0;
+  for (int64_t i = 0; i < f.numel(); ++i) sq += double(x[i]) * double(x[i]);
+  return std::sqrt(sq);
+}
+
 class history_recorder final : public step_observer {
  public:
   history_recorder(fork_point& f, int ranks) : f_(f), ranks_(ranks) {}
+  void reduced(int64_t, int rank, torch::Tensor& b) override { f_.history.back()[size_t(rank)].reduced_grad_norm = norm_of(b); }
   void grads_ready(int64_t step, int rank, replica& rep) override {
     if (rank == 0) f_.history.emplace_back(size_t(ranks_));
     training_step& v = f_.history.back()[size_t(rank)];
@@ -264,7 +275,10 @@ class training_runner final : public episode_runner, public step_observer, publi
       std::copy_n(t.data_ptr<float>(), t.numel(), g.data() + fork_->layout.offsets[i]);
     }
   }
-  void reduced(int64_t s, int r, torch::Tensor& b) override { sites_.reduced(s, r, b); }
+  void reduced(int64_t s, int r, torch::Tensor& b) override {
+    sites_.reduced(s, r, b);
+    views_[size_t(r)].reduced_grad_norm = norm_of(b);
+  }
   // After the optimizer step: each replica's parameter hashes, when asked.
   void step_ends(int64_t, const std::vector<replica>& reps) override {
     if (!hash_params_) return;
