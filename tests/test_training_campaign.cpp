@@ -7,6 +7,7 @@
 // (METHODOLOGY.md "Same bits on every CPU"; tests/test_same_bits.cpp).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "cli_runner.hpp"
@@ -95,12 +96,15 @@ TEST(TrainingCampaign, StatefulDetectorsGiveTheSameCellsOnOneAndTwoThreads) {
 // the logged curves without false alarms.
 TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
   const std::string dir = scratch_dir("hashes");
+  // The configuration beside the suite, named relative to it: cell keys (and
+  // so the fault draws) must not depend on where the checkout is.
+  std::filesystem::copy_file(std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json", dir + "/episodes_bf16.json",
+                             std::filesystem::copy_options::overwrite_existing);
   const json suite = {
       {"schema", "sdcbench.suite/1"}, {"name", "hashes"}, {"workload", "training"}, {"seed", 7},
       {"axes",
-       {{"config", {std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json"}},
-        {"steps", {"4"}}, {"site", {"bucket", "weight:all", "grad:all"}}, {"bit", {"exp1"}}, {"when", {"specific(2)"}},
-        {"rank", {"1"}}, {"natural_runs", {"4"}}}},
+       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"bucket", "weight:all", "grad:all"}}, {"bit", {"exp1", "mant1"}},
+        {"when", {"specific(2)"}}, {"rank", {"1"}}, {"natural_runs", {"4"}}}},
       {"detectors", json::array({{{"name", "param_hash"}}, {{"name", "param_hash"}, {"label", "majority"}, {"params", {{"blame", "majority"}}}},
                                  {{"name", "megatron_validation"}},
                                  {{"name", "stability_monitor"}, {"params", {{"window_size", 16}}}}})},
@@ -110,29 +114,36 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
   const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
   const json j = read_json(dir + "/r.json");
-  auto cell = [&](const std::string& site, const std::string& label) -> const json& {
+  auto cell = [&](const std::string& site, const std::string& bit, const std::string& label) -> const json& {
     for (const auto& c : j["cells"])
-      if (c["axes"]["site"] == site && c["detector"]["label"] == label) return c;
-    throw std::runtime_error("no cell " + site + " " + label);
+      if (c["axes"]["site"] == site && c["axes"]["bit"] == bit && c["detector"]["label"] == label) return c;
+    throw std::runtime_error("no cell " + site + " " + bit + " " + label);
   };
   for (const auto& c : j["cells"]) EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
   // The logged grad norm is there (a finite score on clean episodes, warm-up included in its window).
-  EXPECT_TRUE(cell("bucket", "stability_monitor")["metrics"]["clean_score_max"].is_number());
-  for (const char* label : {"param_hash", "majority"}) {
-    EXPECT_EQ(cell("grad:all", label)["faulty"]["detected"], 0) << "the all-reduce hands every replica the same sum";
-    const auto& b = cell("bucket", label)["faulty"];
-    EXPECT_EQ(b["detected"], 4) << label;
-    EXPECT_EQ(b["localization"]["right"], 4) << label;  // rank 1
-    EXPECT_EQ(b["latency_steps"]["max"], 0) << label;
-    // A weight flip that makes the loss non-finite spreads NaN through the
-    // all-reduce into every replica alike, bit for bit: then no hash differs,
-    // and the NaN check is what sees it. Every episode is seen by one of them.
-    const auto& w = cell("weight:all", label)["faulty"];
-    EXPECT_GE(w["detected"].get<int>(), 1) << label;
-    EXPECT_EQ(w["localization"]["right"], w["detected"]) << label;
-    const std::string hash = w["outcomes"], nan = cell("weight:all", "megatron_validation")["faulty"]["outcomes"];
-    EXPECT_EQ((std::stoul(hash, nullptr, 16) | std::stoul(nan, nullptr, 16)) & 0xfu, 0xfu) << hash << " " << nan;
-  }
+  EXPECT_TRUE(cell("bucket", "exp1", "stability_monitor")["metrics"]["clean_score_max"].is_number());
+  for (const char* label : {"param_hash", "majority"})
+    for (const char* bit : {"exp1", "mant1"}) {
+      const std::string at = std::string(label) + " " + bit;
+      EXPECT_EQ(cell("grad:all", bit, label)["faulty"]["detected"], 0) << at << ": the all-reduce hands every replica the same sum";
+      std::vector<std::string> seen = {"bucket"};
+      if (std::string(bit) == "mant1") seen.push_back("weight:all");  // a mantissa flip never goes non-finite
+      for (const auto& site : seen) {
+        const auto& f = cell(site, bit, label)["faulty"];
+        EXPECT_EQ(f["detected"], 4) << at << " " << site;
+        EXPECT_EQ(f["localization"]["right"], 4) << at << " " << site;  // rank 1
+        EXPECT_EQ(f["latency_steps"]["max"], 0) << at << " " << site;
+      }
+      if (std::string(bit) != "exp1") continue;
+      // An exponent flip of a weight that makes the loss non-finite spreads
+      // NaN through the all-reduce into every replica alike, bit for bit: then
+      // no hash differs, and the NaN check is what sees it. Every episode is
+      // seen by one of them, and every hash detection blames rank 1.
+      const auto& w = cell("weight:all", bit, label)["faulty"];
+      EXPECT_EQ(w["localization"]["right"], w["detected"]) << at;
+      const std::string hash = w["outcomes"], nan = cell("weight:all", bit, "megatron_validation")["faulty"]["outcomes"];
+      EXPECT_EQ((std::stoul(hash, nullptr, 16) | std::stoul(nan, nullptr, 16)) & 0xfu, 0xfu) << hash << " " << nan;
+    }
 }
 
 // Issue 12's four suites at smoke scale: each runs, validates, and shows what it is for.
