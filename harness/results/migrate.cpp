@@ -106,6 +106,13 @@ json migrate_v2(json v2) {
   return v2;
 }
 
+// A valid version 1 or 2 set as version 3, checked.
+json migrate_valid(const json& old, const std::string& file) {
+  json out = migrate_v2(old["schema"] == k_result_schema_v1 ? migrate_v1(old) : old);
+  if (auto p = validate_result_set(out); !p.empty()) throw input_error(file, p.front(), "migration produced an invalid result set");
+  return out;
+}
+
 }  // namespace
 
 json migrate_result_set(const json& old, const std::string& file) {
@@ -113,15 +120,13 @@ json migrate_result_set(const json& old, const std::string& file) {
   if (version != k_result_schema_v1 && version != k_result_schema_v2)
     throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\" or \"" + k_result_schema_v2 + "\" result set to migrate");
   if (auto p = validate_result_set(old); !p.empty()) throw input_error(file, p.front(), "expected a valid " + version + " result set");
-  json out = migrate_v2(version == k_result_schema_v1 ? migrate_v1(old) : old);
-  if (auto p = validate_result_set(out); !p.empty()) throw input_error(file, p.front(), "migration produced an invalid result set");
-  return out;
+  return migrate_valid(old, file);
 }
 
 json load_result_set(const std::string& file) {
   json j = read_json_file(file);
   if (auto p = validate_result_set(j); !p.empty()) throw input_error(file, p.front(), "expected a valid result set");
-  return j["schema"] == k_result_schema ? j : migrate_result_set(j, file);
+  return j["schema"] == k_result_schema ? j : migrate_valid(j, file);  // validated once above, not again
 }
 
 }  // namespace sdc
