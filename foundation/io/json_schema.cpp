@@ -21,10 +21,27 @@ std::vector<std::string> segments(const std::vector<std::string>& context) {
   return out;
 }
 
+// RFC 6901: '~' is written ~0 and '/' ~1 inside a segment.
 std::string pointer_of(const std::vector<std::string>& segs) {
   std::string p;
-  for (const auto& s : segs) p += "/" + s;
+  for (const auto& s : segs) {
+    p += "/";
+    for (char c : s) p += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  }
   return p;
+}
+
+// The instance's value at the path's segments, or null (keys are taken as
+// they are: no pointer text is parsed, so any key is safe).
+const json* value_at(const json& instance, const std::vector<std::string>& segs) {
+  const json* v = &instance;
+  for (const auto& s : segs) {
+    if (v->is_object() && v->contains(s)) v = &(*v)[s];
+    else if (v->is_array() && !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit) && s.size() < 10 && std::stoul(s) < v->size())
+      v = &(*v)[std::stoul(s)];
+    else return nullptr;
+  }
+  return v;
 }
 
 // The schema nodes along the instance path (root first), $refs followed.
@@ -32,7 +49,10 @@ std::vector<const json*> nodes_along(const json& doc, const json& instance, cons
   auto resolve = [&](const json* n) {
     for (int hops = 0; n && n->is_object() && n->contains("$ref") && hops < 16; ++hops) {
       const std::string ref = (*n)["$ref"].get<std::string>();
-      n = ref.starts_with("#") ? &doc.at(json::json_pointer(ref.substr(1))) : nullptr;
+      // Our own schemas' refs ("#/definitions/NAME"); anything else is not followed.
+      n = ref.starts_with("#/definitions/") && doc.contains("definitions") && doc["definitions"].contains(ref.substr(14))
+              ? &doc["definitions"][ref.substr(14)]
+              : nullptr;
     }
     return n;
   };
@@ -141,7 +161,7 @@ std::vector<schema_problem> json_schema::problems(const json& instance) const {
       std::string expected;
       for (const json* n : nodes)
         if (n && n->is_object() && n->contains("expected")) expected = (*n)["expected"].get<std::string>();
-      const json* v = instance.contains(json::json_pointer(pointer_of(r.segs))) ? &instance.at(json::json_pointer(pointer_of(r.segs))) : nullptr;
+      const json* v = value_at(instance, r.segs);
       const json* last = nodes.back();
       const bool own = last && last->is_object() && last->contains("expected");
       p.pointer = pointer_of(r.segs);
