@@ -17,10 +17,24 @@
 // a warm-up step). Each rank runs its own checks and keeps its own references
 // (per_rank() blames the rank that fired).
 //
-// What the original does after a rejection, rerunning the step in place and
-// then on another GPU to label it correct / transient / persistent, needs a
-// recomputation the training workload does not offer yet: this detector
-// reports the rejection only (METHODOLOGY, "Production checks").
+// After a rejection, with rerun (--rerun-mode validate_results, the default
+// of megatron/training/config/resilience_config.py RerunStateMachineConfig),
+// the state machine labels it (RerunStateMachine.validate_result and
+// should_run_forward_backward; RerunDiagnostic): the step is rerun in place
+// (same GPU, state restored) and the rejected value compared with the first
+// (_compare_floats, tolerance 0: equal, or both NaN, is a match); a mismatch
+// is a TRANSIENT_ERROR. A match checkpoints and the job resumes on a
+// different GPU from the checkpoint, reruns the step and compares again: a
+// mismatch is a PERSISTENT_ERROR, a match a CORRECT_RESULT (the value was
+// right, a false alarm). Here the in-place rerun recomputes the rank's step
+// from its own replica on its device, and the resumed one from replica 0's
+// parameters (the checkpoint DP rank 0 writes) on the next rank's device,
+// (rank + 1) mod ranks (a different GPU: what the original checks before it
+// compares). Metric rerun_label: 0 correct, 1 transient, 2 persistent, for
+// the episode's first rejection until a later one is labelled. sdcbench's
+// episodes go on after the diagnosis, with the first run's values, so every
+// detector sees the same faulty trajectory (the original exits on a fatal
+// one and keeps the rerun's values on a non-fatal one).
 // Score: the deciding check's |value| / (reference x factor) for a spike,
 // Inf for NaN/Inf (metric nonfinite_norms = 1: a non-finite detection).
 #include <cmath>
@@ -51,20 +65,46 @@ struct large_value_tracker {
 
 class megatron_validation final : public training_detector {
  public:
-  megatron_validation(bool nan, bool spiky, double loss_factor, bool large, double grad_factor, int64_t samples)
-      : nan_(nan), spiky_(spiky), large_(large), loss_factor_(loss_factor), grad_factor_(grad_factor) {
+  megatron_validation(bool nan, bool spiky, double loss_factor, bool large, double grad_factor, int64_t samples, bool rerun)
+      : nan_(nan), spiky_(spiky), large_(large), rerun_(rerun), loss_factor_(loss_factor), grad_factor_(grad_factor) {
     loss_.samples = grads_.samples = samples;
   }
-  void reset(const episode_context&) override {
+  nlohmann::json needs() const override { return {{"recompute", rerun_}}; }
+  void reset(const episode_context& c) override {
     loss_ = {loss_.samples}, grads_ = {grads_.samples};
     first_ = true;
+    ranks_ = c.ranks;
+    label_ = std::nan("");
   }
   verdict check(const training_step& s) override {
+    verdict v = validate(s);
+    if (v.flagged && rerun_ && s.recomputer && ranks_ > 1) label_ = diagnose(s, v.metrics[0].second);
+    if (!std::isnan(label_)) v.metrics.emplace_back("rerun_label", label_);
+    return v;
+  }
+
+ private:
+  static double grad_norm(const std::vector<float>& grads) {
+    double sq = 0;
+    for (float g : grads) sq += double(g) * double(g);
+    return std::sqrt(sq);
+  }
+  // The rejected value of a rerun: the loss (codes 1-3) or the grad norm (4-6).
+  static double rejected_value(double code, double loss, const std::vector<float>& grads) {
+    return code <= 3 ? loss : grad_norm(grads);
+  }
+  static bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+  double diagnose(const training_step& s, double code) {
+    const double first = rejected_value(code, s.loss, s.grads);
+    const recomputed_step in_place = s.recomputer->recompute(s.rank, s.rank, s.rank);
+    if (!same(rejected_value(code, in_place.loss, in_place.grads), first)) return 1;
+    const recomputed_step resumed = s.recomputer->recompute(s.rank, 0, (s.rank + 1) % ranks_);
+    return same(rejected_value(code, resumed.loss, resumed.grads), first) ? 0 : 2;
+  }
+  verdict validate(const training_step& s) {
     verdict v;
     v.score = 0;
-    double sq = 0;
-    for (float g : s.grads) sq += double(g) * double(g);
-    const double norm = std::sqrt(sq);
+    const double norm = grad_norm(s.grads);
     // The references see every step (validate_result calls its rejection
     // function on every initial run after the first iteration).
     const bool first = first_;
@@ -89,8 +129,9 @@ class megatron_validation final : public training_detector {
     return v;
   }
 
- private:
-  bool nan_, spiky_, large_;
+  bool nan_, spiky_, large_, rerun_;
+  int ranks_ = 1;
+  double label_ = std::nan("");
   double loss_factor_, grad_factor_;
   large_value_tracker loss_, grads_;
   bool first_ = true;
@@ -98,20 +139,24 @@ class megatron_validation final : public training_detector {
 
 SDCBENCH_REGISTER_DETECTOR({view_kind::training, "megatron_validation",
                             "Megatron-LM's result validation: NaN/Inf in the local loss and pre-all-reduce grad norm, spiky loss and "
-                            "large grads (|v| >= factor x the max of the first num_samples values); rejection only, no rerun "
+                            "large grads (|v| >= factor x the max of the first num_samples values), each rejection labelled by its rerun "
                             "(metric rejected_by: 1 NaN loss, 2 Inf loss, 3 spiky loss, 4 NaN grads, 5 Inf grads, 6 large grads)",
                             {{"check_nan", param_spec::type::boolean, true, "--check-for-nan-in-loss-and-grad (Megatron default on)", {}},
                              {"check_spiky_loss", param_spec::type::boolean, false, "--check-for-spiky-loss (Megatron default off)", {}},
                              {"spiky_loss_factor", param_spec::type::number, 10.0, "SPIKY_LOSS_FACTOR (Megatron: 10)", {}},
                              {"check_large_grads", param_spec::type::boolean, false, "--check-for-large-grads (Megatron default off)", {}},
                              {"large_grads_factor", param_spec::type::number, 10.0, "is_unexpectedly_large's threshold for grads (Megatron: 10)", {}},
-                             {"num_samples", param_spec::type::integer, 100, "values that set the reference maximum (Megatron: 100)", {}}},
+                             {"num_samples", param_spec::type::integer, 100, "values that set the reference maximum (Megatron: 100)", {}},
+                             {"rerun", param_spec::type::boolean, true,
+                              "label each rejection by rerunning the step in place, then from replica 0's state on the next rank "
+                              "(--rerun-mode validate_results); metric rerun_label 0 correct, 1 transient, 2 persistent", {}}},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               if (!(p.number("spiky_loss_factor") > 0) || !(p.number("large_grads_factor") > 0) || p.integer("num_samples") < 1)
                                 throw value_error("megatron_validation: expected factors > 0 and num_samples >= 1");
                               return std::make_unique<megatron_validation>(p.boolean("check_nan"), p.boolean("check_spiky_loss"),
                                                                           p.number("spiky_loss_factor"), p.boolean("check_large_grads"),
-                                                                          p.number("large_grads_factor"), p.integer("num_samples"));
+                                                                          p.number("large_grads_factor"), p.integer("num_samples"),
+                                                                          p.boolean("rerun"));
                             }});
 
 }  // namespace

@@ -18,6 +18,11 @@ struct axis_def {
   std::vector<std::string> defaults;
   // (value text, folder of the suite file for relative paths) -> canonical text
   std::function<std::string(const std::string&, const std::string&)> canonical;
+  // A value at which the axis is left out of a cell's key (non-empty: the
+  // value that gives the behaviour from before the axis existed). A cell's
+  // key seeds its random streams, so an axis added after result sets were
+  // published keeps their cells' fault draws, and they still reproduce.
+  std::string keyless_value = {};
 };
 
 // A canonicalizer that needs no folder: parse(value) -> canonical text.

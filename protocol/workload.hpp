@@ -91,6 +91,8 @@ class step_injector {
   virtual bool apply(fault_target& t) = 0;
   // A uniform draw on [0, 1) from the same stream (a defective GEMM's probability).
   virtual double uniform01() = 0;
+  // What apply() injected so far in this step, in order.
+  virtual const std::vector<injection_record>& records() const = 0;
 };
 
 // One thread's runner of a cell's episodes. The driver calls, per episode:

@@ -146,6 +146,62 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
     }
 }
 
+// Fault lifetimes reach the checks that recompute a step: Megatron's rerun
+// labels a transient gradient fault transient and a permanent one persistent
+// (a weight fault, transient but held in rank 1's replica, reproduces in place
+// and not from replica 0's checkpoint: persistent, against its lifetime);
+// torchtitan's in-place replay catches the transient fault and not the
+// permanent one, which the peer variant's three copies catch and blame on rank 1.
+TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers) {
+  const std::string dir = scratch_dir("lifetimes");
+  std::filesystem::copy_file(std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json", dir + "/episodes_bf16.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  const json suite = {
+      {"schema", "sdcbench.suite/1"}, {"name", "lifetimes"}, {"workload", "training"}, {"seed", 7},
+      {"axes",
+       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"grad:all", "weight:all"}}, {"bit", {"exp1"}},
+        {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}, {"natural_runs", {"4"}}}},
+      {"detectors", json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
+                                 {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
+                                 {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}})},
+      {"trials", {{"faulty", 4}, {"clean", 2}}},
+      {"presets", {{"smoke", json::object()}, {"full", json::object()}}}};
+  std::ofstream(dir + "/s.json") << suite.dump();
+  const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json j = read_json(dir + "/r.json");
+  auto cell = [&](const std::string& site, const std::string& life, const std::string& label) -> const json& {
+    for (const auto& c : j["cells"])
+      if (c["axes"]["site"] == site && c["axes"]["lifetime"] == life && c["detector"]["label"] == label) return c;
+    throw std::runtime_error("no cell " + site + " " + life + " " + label);
+  };
+  const auto& skipped = cell("weight:all", "permanent", "megatron_validation");
+  EXPECT_TRUE(skipped["skipped"].is_string()) << "stored state has no permanent form";
+  for (const auto& c : j["cells"])
+    if (!c["skipped"].is_string()) EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+  struct expect {
+    const char* site;
+    const char* life;
+    int rejected;  // episodes Megatron's checks reject (one weight flip shrinks a weight: nothing to see)
+    double label;  // the rerun's diagnosis of every rejection: 1 transient, 2 persistent
+    int in_place;  // detections by torchtitan's in-place replay
+  };
+  for (const expect& e : {expect{"grad:all", "transient", 4, 1, 4}, expect{"grad:all", "permanent", 4, 2, 0},
+                          expect{"weight:all", "transient", 3, 2, 0}}) {
+    const std::string at = std::string(e.site) + " " + e.life;
+    const auto& m = cell(e.site, e.life, "megatron_validation");
+    EXPECT_EQ(m["faulty"]["detected"], e.rejected) << at;
+    EXPECT_EQ(m["metrics"]["faulty.rerun_label.max"], e.label) << at;
+    EXPECT_EQ(m["metrics"]["faulty.rerun_label.median"], e.label) << at;
+    // Scored against the injected lifetime: right unless the fault sits in state.
+    EXPECT_EQ(m["workload_metrics"]["faulty.attribution_right.mean"], std::string(e.site) == "weight:all" ? 0.0 : 1.0) << at;
+    EXPECT_EQ(cell(e.site, e.life, "sdc_replay")["faulty"]["detected"], e.in_place) << at;
+    const auto& peer = cell(e.site, e.life, "peer")["faulty"];
+    EXPECT_EQ(peer["detected"], 4) << at;
+    EXPECT_EQ(peer["localization"]["right"], 4) << at;
+  }
+}
+
 // Issue 12's four suites at smoke scale: each runs, validates, and shows what it is for.
 TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
   const std::string dir = scratch_dir("four");

@@ -33,17 +33,18 @@ struct test_injector final : step_injector {
   fault_plan plan;
   int64_t step = -1, fire_at = 0;
   rng g{7};
-  std::vector<injection_record> records;
+  std::vector<injection_record> done;
   bool fires(int rank) const override { return step == fire_at && rank == plan.rank; }
   bool apply(fault_target& t) override {
     auto r = plan.spec.site.k == site_rule::kind::max_abs ? inject_max_abs(t, plan.spec, g)
                                                            : std::vector<injection_record>{inject(t, plan.spec, g)};
     for (const auto& x : r)
       if (!x.applied) return false;
-    records.insert(records.end(), r.begin(), r.end());
+    done.insert(done.end(), r.begin(), r.end());
     return true;
   }
   double uniform01() override { return 0.0; }  // q > 0: every GEMM of the faulty rank is hit
+  const std::vector<injection_record>& records() const override { return done; }
 };
 
 // The site first, then a copy of the tensor as the site left it.
@@ -137,9 +138,9 @@ void check_site(const std::string& site_text, const std::string& model_text, con
   const auto clean = run(c, d, nullptr, nullptr);
   const auto faulty = run(c, d, &site, &inj);
   ASSERT_EQ(clean.size(), faulty.size());
-  ASSERT_FALSE(inj.records.empty()) << "nothing injected";
+  ASSERT_FALSE(inj.done.empty()) << "nothing injected";
   size_t rec = 0, hit = 0;
-  for (size_t k = 0; k < clean.size() && rec < inj.records.size(); ++k) {
+  for (size_t k = 0; k < clean.size() && rec < inj.done.size(); ++k) {
     const event& a = clean[k];
     const event& b = faulty[k];
     ASSERT_EQ(a.what, b.what);
@@ -152,7 +153,7 @@ void check_site(const std::string& site_text, const std::string& model_text, con
     const torch_target ta(a.value.contiguous()), tb(b.value.contiguous());
     // A rule over the whole tensor (max_abs) records several elements at once;
     // a defective rank's GEMMs record one element per GEMM.
-    const size_t n_here = element == "max_abs" ? inj.records.size() / (s.k == fault_site::kind::gemm ? 3 : 1) : 1;
+    const size_t n_here = element == "max_abs" ? inj.done.size() / (s.k == fault_site::kind::gemm ? 3 : 1) : 1;
     if (hit++ == 0) {
       // The first fault: exactly the recorded elements differ from the clean run, with the recorded bits.
       const int64_t n = ta.rows() * ta.cols();
@@ -160,17 +161,17 @@ void check_site(const std::string& site_text, const std::string& model_text, con
         if (ta.bits_at(i) == tb.bits_at(i)) continue;
         bool recorded = false;
         for (size_t r = rec; r < rec + n_here && !recorded; ++r)
-          recorded = inj.records[r].index == i && inj.records[r].old_bits == ta.bits_at(i) && inj.records[r].new_bits == tb.bits_at(i);
+          recorded = inj.done[r].index == i && inj.done[r].old_bits == ta.bits_at(i) && inj.done[r].new_bits == tb.bits_at(i);
         EXPECT_TRUE(recorded) << b.what << ": element " << i << " changed without a record";
       }
     } else {
       // Later GEMMs of a defective rank see inputs the first fault already changed:
       // their records must hold what the tensor holds.
-      for (size_t r = rec; r < rec + n_here; ++r) EXPECT_EQ(tb.bits_at(inj.records[r].index), inj.records[r].new_bits) << b.what;
+      for (size_t r = rec; r < rec + n_here; ++r) EXPECT_EQ(tb.bits_at(inj.done[r].index), inj.done[r].new_bits) << b.what;
     }
     rec += n_here;
   }
-  EXPECT_EQ(rec, inj.records.size()) << "every record found at its site";
+  EXPECT_EQ(rec, inj.done.size()) << "every record found at its site";
   EXPECT_GE(hit, 1u);
 }
 

@@ -305,8 +305,10 @@ expansion expand(const suite& s) {
       rem /= s.axes[a].second.size();
     }
     for (size_t a = 0; a < s.axes.size(); ++a) {
-      c.axes.emplace_back(s.axes[a].first, s.axes[a].second[idx[a]]);
-      c.key += (a ? ";" : "") + s.axes[a].first + "=" + s.axes[a].second[idx[a]];
+      const std::string& v = s.axes[a].second[idx[a]];
+      c.axes.emplace_back(s.axes[a].first, v);
+      if (const auto& kv = s.wl->axes()[a].keyless_value; !kv.empty() && v == kv) continue;  // axis_def::keyless_value
+      c.key += (c.key.empty() ? "" : ";") + s.axes[a].first + "=" + v;
     }
     c.hash = fnv1a64(c.key);
     e.skipped.push_back(s.wl->skip_reason(c));

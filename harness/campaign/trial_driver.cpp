@@ -50,7 +50,7 @@ class plan_injector final : public step_injector {
   double uniform01() override { return boost::random::uniform_01<double>()(stream()); }
   bool skipped() const { return skipped_; }
   const std::string& skip_reason() const { return skip_reason_; }
-  const std::vector<injection_record>& records() const { return records_; }
+  const std::vector<injection_record>& records() const override { return records_; }
 
  private:
   rng& stream() {
@@ -194,9 +194,9 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     auto& de = r.detectors[k];
     if (faulty && !decided[k]) de.result = outcome::missed;
     if (!faulty) de.result = de.flagged_steps > 0 ? outcome::false_alarm : outcome::clean_pass;
+    runner_->judge(deciding[k], kind, de.judged);  // before its metrics move out: a judge may read them
     de.metrics = std::move(deciding[k].metrics);
     de.series = std::move(deciding[k].series);
-    runner_->judge(deciding[k], kind, de.judged);
   }
   runner_->end();
   return r;

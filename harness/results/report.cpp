@@ -50,6 +50,9 @@ std::vector<std::string> varying_axes(const json& r) {
     }
     pos = k + 1;
   }
+  // An axis left out of the key at its keyless value (axis_def::keyless_value) varies too.
+  for (const auto& [name, values] : r["suite"]["axes"].items())
+    if (values.size() > 1 && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
 }
 

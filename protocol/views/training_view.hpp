@@ -5,8 +5,9 @@
 // any fault; all copied out of libtorch so that detectors neither include nor
 // link torch. The hook for 000's and 003's detectors, which look before the
 // collective, for 002's cross-rank metrics, and for GEMM checks (003's
-// CheckSum, 001's V-ABFT); and the replicas' parameter hashes after the
-// optimizer step, for checks of replica divergence.
+// CheckSum, 001's V-ABFT); the replicas' parameter hashes after the
+// optimizer step, for checks of replica divergence; and a recomputation of
+// any rank's step, for checks that rerun or replay it.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -37,6 +38,27 @@ struct gemm_record {
   std::vector<float> a, b, c;
 };
 
+// One rank's forward and backward of this step computed again, as checks
+// that rerun a step do (Megatron-LM's rerun state machine, torchtitan's SDC
+// replay): its loss and its gradients before the all-reduce (flat fp32,
+// parameter order).
+struct recomputed_step {
+  double loss = 0;
+  std::vector<float> grads;
+};
+
+// Offered by the training workload on the episode's steps when a detector
+// asks ({"recompute": true}); null on the warm-up steps shown before it.
+class step_recomputer {
+ public:
+  virtual ~step_recomputer() = default;
+  // `data_rank`'s forward and backward of this step (its batch and dropout
+  // stream) from `state_of`'s parameters as they were before the step, run on
+  // `device`: a permanent fault of that device recurs there, a transient one
+  // does not (workloads/training/fault_lifetime.hpp).
+  virtual recomputed_step recompute(int data_rank, int state_of, int device) = 0;
+};
+
 class training_step final : public step_view {
  public:
   view_kind kind() const override { return view_kind::training; }
@@ -53,6 +75,7 @@ class training_step final : public step_view {
   // (what Megatron's check_param_hashes_across_dp_replicas compares); empty
   // on the warm-up steps a detector is shown before the episode.
   std::vector<std::string> param_sha1;
+  step_recomputer* recomputer = nullptr;
 };
 
 }  // namespace sdc

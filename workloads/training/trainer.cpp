@@ -150,6 +150,28 @@ dp_trainer::batch dp_trainer::batch_for(int rank, int64_t step) {
   return b;
 }
 
+double dp_trainer::forward_backward(int data_rank, int device, replica& rep, int64_t step, step_observer* obs) {
+  for (auto& t : rep.params.tensors) t.mutable_grad().reset();
+  const batch b = batch_for(data_rank, step);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(splitmix(rank_seed(d_.policy, d_.seed, data_rank) ^ splitmix(uint64_t(step))));
+  forward_options fo;
+  fo.hook = obs ? obs->gemm_hook_for(step, device) : nullptr;
+  fo.dropout_gen = &gen;
+  const torch::Tensor l = masked_loss(forward(m_, rep.params, b.inputs, fo), b.targets, b.mask);
+  l.backward();
+  if (obs) obs->grads_ready(step, device, rep);
+  return l.item<double>();
+}
+
+recomputation dp_trainer::recompute(int data_rank, int device, const param_set& params, int64_t step, step_observer* obs) {
+  replica rep;
+  rep.params = params.clone();
+  recomputation out;
+  out.loss = forward_backward(data_rank, device, rep, step, obs);
+  out.grads = flat_grads(rep.params);
+  return out;
+}
+
 step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consistency) {
   step_record rec;
   rec.step = step_;
@@ -161,16 +183,7 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consist
     const int r = local_[i];
     replica& rep = ranks_[i];
     if (obs) obs->step_begins(step_, r, rep);
-    for (auto& t : rep.params.tensors) t.mutable_grad().reset();
-    const batch b = batch_for(r, step_);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(splitmix(rank_seed(d_.policy, d_.seed, r) ^ splitmix(uint64_t(step_))));
-    forward_options fo;
-    fo.hook = obs ? obs->gemm_hook_for(step_, r) : nullptr;
-    fo.dropout_gen = &gen;
-    const torch::Tensor l = masked_loss(forward(m_, rep.params, b.inputs, fo), b.targets, b.mask);
-    l.backward();
-    if (obs) obs->grads_ready(step_, r, rep);
-    loss.push_back(l.item<double>());
+    loss.push_back(forward_backward(r, r, rep, step_, obs));
     torch::Tensor flat = flat_grads(rep.params);
     norm.push_back(flat.to(torch::kDouble).norm().item<double>());
     if (consistency) units.push_back(flat.to(torch::kDouble) / norm.back());

@@ -86,6 +86,12 @@ class inprocess_collective final : public collective {
   int ranks_;
 };
 
+// One rank's forward and backward computed again (dp_trainer::recompute).
+struct recomputation {
+  double loss = 0;
+  torch::Tensor grads;  // flat fp32, parameter order, before the all-reduce
+};
+
 class dp_trainer {
  public:
   // `coll`: null for every rank in this process; else the collective (not owned)
@@ -95,6 +101,12 @@ class dp_trainer {
   void start_from(const replica& r);
   step_record step(step_observer* obs = nullptr, bool tensor_norms = false, bool consistency = false);
   // This process's ranks' replicas (all of them in process), in local order.
+  // `data_rank`'s forward and backward of `step` (its batch and dropout
+  // stream) from a copy of `params`, run on `device`: the observer's GEMM hook
+  // and gradient site for that device act on it. What a rerun of a step
+  // computes (Megatron's rerun state machine, torchtitan's SDC replay); the
+  // replicas are not touched.
+  recomputation recompute(int data_rank, int device, const param_set& params, int64_t step, step_observer* obs);
   const std::vector<replica>& replicas() const { return ranks_; }
   std::vector<replica>& replicas() { return ranks_; }
   const std::vector<int>& local_ranks() const { return local_; }
@@ -106,6 +118,8 @@ class dp_trainer {
     torch::Tensor inputs, targets, mask;
   };
   batch batch_for(int rank, int64_t step);
+  // Loss of `data_rank`'s batch at `step` on `device`; the gradients are left in rep's parameters.
+  double forward_backward(int data_rank, int device, replica& rep, int64_t step, step_observer* obs);
 
   model_config m_;
   optim_config o_;

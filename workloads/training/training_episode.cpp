@@ -13,6 +13,7 @@
 
 #include "foundation/io/json_file.hpp"
 #include "protocol/views/training_view.hpp"
+#include "workloads/training/recompute_service.hpp"
 
 namespace sdc::train {
 
@@ -29,6 +30,7 @@ training_cell parse_training_cell(const cell& c) {
   g.per_twin = parse_integer_at_least(c.at("faults_per_twin"), 1, "faults_per_twin");
   g.site = parse_fault_site(c.at("site"));
   g.faults = cell_fault_axes(c, k_training_fault_axes);
+  g.lifetime = parse_fault_lifetime(c.at("lifetime"));
   g.q = std::stod(c.at("gemm_q"));
   if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
   g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
@@ -181,10 +183,10 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params)
+  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute)
       : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms),
-        hash_params_(hash_params) {
+        hash_params_(hash_params), recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, recompute) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -202,6 +204,8 @@ class training_runner final : public episode_runner, public step_observer, publi
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
     trainer_ = std::make_unique<dp_trainer>(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
     trainer_->start_from(fork_->start);
+    recompute_.begin(trainer_.get());
+    for (auto& v : views_) v.recomputer = recompute_.keeps_state() ? &recompute_ : nullptr;
     losses_.clear();
     data_id_ = (kind == trial_kind::faulty ? 0 : (1ull << 62)) + group;
     return data_id_;
@@ -217,7 +221,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   bool injects_in_step() const override { return true; }
   double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
   double run_step_injecting(int64_t step, step_injector& inj) override {
-    sites_.arm(&inj);
+    sites_.arm(&recompute_.injector_for(inj, g_.faults.rank, trainer_->global_step()));
     const auto t0 = std::chrono::steady_clock::now();
     const step_record rec = trainer_->step(this);
     sites_.arm(nullptr);
@@ -237,7 +241,21 @@ class training_runner final : public episode_runner, public step_observer, publi
   episode_truth truth() override;
 
   // step_observer: the site first, then copy the rank's gradients for the detectors.
-  void step_begins(int64_t s, int r, replica& rep) override { sites_.step_begins(s, r, rep); }
+  void step_begins(int64_t s, int r, replica& rep) override {
+    sites_.step_begins(s, r, rep);
+    recompute_.step_begins(r, rep, s);
+  }
+  // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
+  // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic)
+  // against what was injected: a clean episode's alarm is a correct result,
+  // a fault is as transient or persistent as its lifetime.
+  void judge(const verdict& v, trial_kind kind, metric_list& out) override {
+    for (const auto& [name, label] : v.metrics)
+      if (name == "rerun_label" && !std::isnan(label)) {
+        const double truth = kind == trial_kind::clean ? 0 : g_.lifetime == fault_lifetime::permanent ? 2 : 1;
+        out.emplace_back("attribution_right", label == truth ? 1.0 : 0.0);
+      }
+  }
   gemm_hook* gemm_hook_for(int64_t s, int r) override {
     site_hook_ = sites_.gemm_hook_for(s, r);
     if (!record_gemms_) return site_hook_;
@@ -306,6 +324,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
   bool record_gemms_, hash_params_;
+  recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
   // The clean twin of the current data group.
@@ -384,9 +403,10 @@ episode_truth training_runner::truth() {
 }  // namespace
 
 std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
-  bool gemms = false, hashes = false;
-  for (const auto& n : needs) gemms |= n.value("gemms", false), hashes |= n.value("param_hashes", false);
-  return std::make_unique<training_runner>(c, seed, gemms, hashes);
+  bool gemms = false, hashes = false, recompute = false;
+  for (const auto& n : needs)
+    gemms |= n.value("gemms", false), hashes |= n.value("param_hashes", false), recompute |= n.value("recompute", false);
+  return std::make_unique<training_runner>(c, seed, gemms, hashes, recompute);
 }
 
 }  // namespace sdc::train

@@ -1,0 +1,211 @@
+// The checks that recompute a step, on hand-made steps whose recomputations
+// are scripted, where the original's behaviour is known: Megatron-LM's rerun
+// state machine (RerunStateMachine.validate_result: a rejected result not
+// reproduced in place is a transient error; reproduced in place but not on
+// another GPU from the checkpoint, a persistent error; reproduced there too,
+// a correct result; tolerance 0, and NaN equals NaN) and torchtitan's SDC
+// replay (SDCReplayer: the first num_steps steps after a restart, or every
+// step with -1; any replay whose loss or gradient digest differs flags, naming
+// the rank), with our peer variant's majority blame.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "detectors/adapters.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/training_view.hpp"
+
+namespace sdc {
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<episode_detector> make(const std::string& name, const json& params) {
+  const auto* info = find_detector(view_kind::training, name);
+  EXPECT_NE(info, nullptr) << name;
+  const detector_params p(validate_params(*info, params), nullptr);
+  const detector_context ctx;
+  if (info->make_episode) return info->make_episode(p, ctx);
+  return per_rank([info, p, ctx] { return info->make(p, ctx); });
+}
+
+// Recomputations answer from a table keyed by (data rank, state, device); a
+// key not in it gives the clean step (loss 2, gradients of ones). Calls are logged.
+struct scripted_recomputer final : step_recomputer {
+  std::map<std::tuple<int, int, int>, recomputed_step> answers;
+  std::vector<std::tuple<int, int, int>> calls;
+  recomputed_step recompute(int data_rank, int state_of, int device) override {
+    calls.emplace_back(data_rank, state_of, device);
+    auto it = answers.find({data_rank, state_of, device});
+    return it != answers.end() ? it->second : recomputed_step{2.0, std::vector<float>(4, 1.0f)};
+  }
+};
+
+training_layout layout() {
+  training_layout l;
+  l.names = {"w", "b"}, l.offsets = {0, 3}, l.shapes = {{3}, {1}}, l.numel = 4;
+  return l;
+}
+
+// Four ranks' clean steps (loss 2, gradients of ones) that can recompute.
+std::vector<training_step> steps(int64_t step, scripted_recomputer* rc, const training_layout& l) {
+  std::vector<training_step> s(4);
+  for (int r = 0; r < 4; ++r) {
+    s[size_t(r)].rank = r, s[size_t(r)].step = step, s[size_t(r)].loss = 2.0;
+    s[size_t(r)].grads.assign(4, 1.0f), s[size_t(r)].layout = &l, s[size_t(r)].recomputer = rc;
+  }
+  return s;
+}
+
+std::vector<const step_view*> ptrs(const std::vector<training_step>& s) {
+  std::vector<const step_view*> v;
+  for (const auto& x : s) v.push_back(&x);
+  return v;
+}
+
+double metric(const verdict& v, const std::string& name) {
+  for (const auto& [n, x] : v.metrics)
+    if (n == name) return x;
+  return std::nan("");
+}
+
+// Megatron with NaN checks (its defaults) and rerun: rank 1's loss is NaN at
+// step 1 (step 0 is the job's first iteration, not validated).
+verdict megatron_after(scripted_recomputer& rc, double rank1_loss) {
+  const training_layout l = layout();
+  auto d = make("megatron_validation", json::object());
+  episode_context ctx;
+  ctx.ranks = 4;
+  d->reset(ctx);
+  EXPECT_EQ(d->needs().value("recompute", false), true);
+  d->observe(ptrs(steps(0, &rc, l)));
+  auto s = steps(1, &rc, l);
+  s[1].loss = rank1_loss;
+  return d->observe(ptrs(s));
+}
+
+TEST(MegatronRerun, ARejectionThatRerunsCleanInPlaceIsTransient) {
+  scripted_recomputer rc;  // every recomputation clean: the in-place rerun gives loss 2, not NaN
+  const verdict v = megatron_after(rc, std::nan(""));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 1);
+  EXPECT_EQ(metric(v, "rerun_label"), 1);
+  ASSERT_EQ(rc.calls.size(), 1u);  // no second rerun after a transient
+  EXPECT_EQ(rc.calls[0], std::make_tuple(1, 1, 1));
+}
+
+TEST(MegatronRerun, ReproducedInPlaceButNotElsewhereIsPersistent) {
+  scripted_recomputer rc;
+  rc.answers[{1, 1, 1}] = {std::nan(""), std::vector<float>(4, 1.0f)};  // NaN again on rank 1's device: NaN == NaN
+  const verdict v = megatron_after(rc, std::nan(""));
+  EXPECT_EQ(metric(v, "rerun_label"), 2);
+  ASSERT_EQ(rc.calls.size(), 2u);
+  // The resumed run: replica 0's state (the checkpoint) on a different device.
+  EXPECT_EQ(rc.calls[1], std::make_tuple(1, 0, 2));
+}
+
+TEST(MegatronRerun, ReproducedOnAnotherDeviceIsACorrectResult) {
+  scripted_recomputer rc;
+  rc.answers[{1, 1, 1}] = rc.answers[{1, 0, 2}] = {std::nan(""), std::vector<float>(4, 1.0f)};
+  EXPECT_EQ(metric(megatron_after(rc, std::nan("")), "rerun_label"), 0);
+}
+
+TEST(MegatronRerun, TheRerunComparesTheRejectedValueExactly) {
+  // A spike rejected on the grad norm: an in-place rerun whose norm differs
+  // in the last bit is not a reproduction (tolerance 0).
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  std::vector<float> big(4, 1e3f);
+  rc.answers[{1, 1, 1}] = {2.0, big};
+  rc.answers[{1, 1, 1}].grads[0] = std::nextafter(1e3f, 2e3f);
+  auto d = make("megatron_validation", {{"check_large_grads", true}, {"num_samples", 1}});
+  episode_context ctx;
+  ctx.ranks = 4;
+  d->reset(ctx);
+  d->observe(ptrs(steps(0, &rc, l)));  // the first iteration: not validated
+  d->observe(ptrs(steps(1, &rc, l)));  // the reference: 2 (norm of four ones)
+  auto s = steps(2, &rc, l);
+  s[1].grads = big;
+  const verdict v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(metric(v, "rejected_by"), 6);
+  EXPECT_EQ(metric(v, "rerun_label"), 1);
+  // Without rerun the label is not computed.
+  auto off = make("megatron_validation", {{"check_large_grads", true}, {"num_samples", 1}, {"rerun", false}});
+  EXPECT_EQ(off->needs().value("recompute", true), false);
+  off->reset(ctx);
+  off->observe(ptrs(steps(0, &rc, l)));
+  off->observe(ptrs(steps(1, &rc, l)));
+  EXPECT_TRUE(std::isnan(metric(off->observe(ptrs(s)), "rerun_label")));
+}
+
+TEST(SdcReplay, DefaultsCheckOnlyTheFirstStepAfterARestart) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  auto d = make("sdc_replay", json::object());
+  d->reset({});
+  auto warm = steps(0, &rc, l);
+  for (auto& x : warm) x.recomputer = nullptr;  // before the restart: not counted
+  EXPECT_FALSE(d->observe(ptrs(warm)).flagged);
+  EXPECT_FALSE(d->observe(ptrs(steps(0, &rc, l))).flagged);  // checked: every replay matches
+  EXPECT_EQ(rc.calls.size(), 4u);                              // one replay per rank, in place
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(rc.calls[size_t(r)], std::make_tuple(r, r, r));
+  auto s = steps(1, &rc, l);
+  s[2].grads[3] = 7;
+  EXPECT_FALSE(d->observe(ptrs(s)).flagged);  // not checked: num_steps = 1
+  EXPECT_EQ(rc.calls.size(), 4u);
+}
+
+TEST(SdcReplay, EveryStepFlagsAnyDifferingBitAndNamesTheRank) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  auto d = make("sdc_replay", {{"num_steps", -1}});
+  d->reset({});
+  d->observe(ptrs(steps(0, &rc, l)));
+  auto s = steps(1, &rc, l);
+  uint32_t bits;
+  std::memcpy(&bits, &s[2].grads[1], 4), bits ^= 1u, std::memcpy(&s[2].grads[1], &bits, 4);  // the last mantissa bit
+  const verdict v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 2);
+  // The digest is torch.hash_tensor's XOR: one flipped bit always shows; the
+  // same bit flipped in two elements of one parameter cancels (order-insensitive).
+  s = steps(2, &rc, l);
+  std::memcpy(&bits, &s[1].grads[0], 4), bits ^= 1u << 30, std::memcpy(&s[1].grads[0], &bits, 4);
+  std::memcpy(&bits, &s[1].grads[1], 4), bits ^= 1u << 30, std::memcpy(&s[1].grads[1], &bits, 4);
+  EXPECT_FALSE(d->observe(ptrs(s)).flagged);
+}
+
+TEST(SdcReplay, InPlaceMissesStateThePeerVariantBlamesByMajority) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  // Device 1's replica diverged: whatever it computes differs.
+  for (int r = 0; r < 4; ++r) rc.answers[{r, 1, 1}] = {2.5, std::vector<float>(4, 1.0f)};
+  auto s = steps(0, &rc, l);
+  s[1].loss = 2.5;  // rank 1's own step, from its diverged replica
+  auto in_place = make("sdc_replay", json::object());
+  in_place->reset({});
+  EXPECT_FALSE(in_place->observe(ptrs(s)).flagged);  // the replay reproduces the diverged state
+  auto two = make("sdc_replay", {{"peer", true}});
+  two->reset({});
+  const verdict v2 = two->observe(ptrs(s));
+  EXPECT_TRUE(v2.flagged);
+  EXPECT_EQ(v2.rank, 0);  // rank 0's step replayed on device 1 differs first: two copies cannot tell
+  auto three = make("sdc_replay", {{"peer", true}, {"num_replays", 2}});
+  three->reset({});
+  const verdict v3 = three->observe(ptrs(s));
+  EXPECT_TRUE(v3.flagged);
+  EXPECT_EQ(v3.rank, 1);  // the copy from device 1 alone differs
+  // The period variant checks the steps where step % period == 0.
+  auto k = make("sdc_replay", {{"peer", true}, {"period", 2}});
+  k->reset({});
+  auto odd = s;
+  for (auto& x : odd) x.step = 3;
+  EXPECT_FALSE(k->observe(ptrs(odd)).flagged);
+  EXPECT_TRUE(k->observe(ptrs(s)).flagged);
+}
+
+}  // namespace
+}  // namespace sdc

@@ -1,0 +1,74 @@
+// How long a training fault lives (the `lifetime` axis), and the injectors
+// that make a permanent one recur:
+//   transient  the corruption happens where and when the plan fires, once: a
+//              recomputation of that step (a rerun, a replay) is clean, as a
+//              particle strike or a marginal timing error would leave it;
+//   permanent  a broken unit of the plan's rank (a stuck bit, a broken lane):
+//              from the plan's step on, the corruption its first firing made
+//              (the elements and bit masks it drew, and a defective GEMM's
+//              draws of which products it corrupts) recurs every time that
+//              device computes the site: at every later step of the run, and
+//              in every recomputation on that device, whoever's data it
+//              computes. A fault in stored state (weight:, adam_m:, adam_v:)
+//              stays by itself, so it has no permanent form (a skip reason).
+// Megatron-LM's rerun state machine labels a rejected result by the same
+// distinction (RerunDiagnostic: TRANSIENT_ERROR, not reproducible on the same
+// GPU; PERSISTENT_ERROR, reproducible there but not on another).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/workload.hpp"
+
+namespace sdc::train {
+
+enum class fault_lifetime { transient, permanent };
+fault_lifetime parse_fault_lifetime(const std::string& text);  // value_error naming the choices
+const char* lifetime_name(fault_lifetime l);
+
+// What a plan's first firing did at its site, in call order: the draws a
+// defective GEMM made and each apply's elements and XOR masks.
+struct fault_recording {
+  struct event {
+    bool draw = false;
+    double u = 0;                                    // draw: the value drawn
+    std::vector<std::pair<int64_t, uint64_t>> flips;  // apply: (element, old bits ^ new bits)
+  };
+  int device = -1;      // the rank it hit; -1: nothing recorded yet
+  int64_t step = -1;    // the global training step of the first firing
+  std::vector<event> events;
+};
+
+// Passes the driver's injector through and, while `into` is given, records
+// what it does.
+class recording_injector final : public step_injector {
+ public:
+  recording_injector(step_injector& inner, fault_recording* into) : inner_(inner), into_(into) {}
+  bool fires(int rank) const override { return inner_.fires(rank); }
+  bool apply(fault_target& t) override;
+  double uniform01() override;
+  const std::vector<injection_record>& records() const override { return inner_.records(); }
+
+ private:
+  step_injector& inner_;
+  fault_recording* into_;
+};
+
+// Plays a recording back on its device: the same draws, the same masks XORed
+// into the same elements of whatever the site's tensor now holds.
+class replaying_injector final : public step_injector {
+ public:
+  explicit replaying_injector(const fault_recording& r) : r_(r) {}
+  bool fires(int rank) const override { return rank == r_.device; }
+  bool apply(fault_target& t) override;
+  double uniform01() override;
+  const std::vector<injection_record>& records() const override { return none_; }
+
+ private:
+  const fault_recording& r_;
+  size_t next_ = 0;
+  std::vector<injection_record> none_;
+};
+
+}  // namespace sdc::train

@@ -1,0 +1,48 @@
+#include "workloads/training/recompute_service.hpp"
+
+namespace sdc::train {
+
+recompute_service::recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life,
+                                     bool keep_state)
+    : life_(life), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
+
+void recompute_service::begin(dp_trainer* t) {
+  trainer_ = t;
+  rec_ = {};
+  before_.assign(t->replicas().size(), {});
+  step_ = -1;
+}
+
+step_injector& recompute_service::injector_for(step_injector& driver, int plan_rank, int64_t global_step) {
+  step_ = global_step;
+  if (life_ == fault_lifetime::permanent && rec_.device >= 0) return replaying_.emplace(rec_);
+  fault_recording* into = nullptr;
+  if (rec_.device < 0 && driver.fires(plan_rank)) {
+    rec_.device = plan_rank, rec_.step = global_step;
+    into = &rec_;
+  }
+  return recording_.emplace(driver, into);
+}
+
+void recompute_service::step_begins(int rank, const replica& rep, int64_t global_step) {
+  step_ = global_step;
+  if (keep_) before_[size_t(rank)] = rep.params.clone();
+}
+
+recomputed_step recompute_service::recompute(int data_rank, int state_of, int device) {
+  step_observer* obs = nullptr;
+  std::optional<replaying_injector> replay;
+  if (life_ == fault_lifetime::permanent && device == rec_.device && step_ >= rec_.step) {
+    replay_sites_.arm(&replay.emplace(rec_));
+    obs = &replay_sites_;
+  }
+  const recomputation r = trainer_->recompute(data_rank, device, before_.at(size_t(state_of)), step_, obs);
+  replay_sites_.arm(nullptr);
+  recomputed_step out;
+  out.loss = r.loss;
+  const torch::Tensor g = r.grads.contiguous();
+  out.grads.assign(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+  return out;
+}
+
+}  // namespace sdc::train

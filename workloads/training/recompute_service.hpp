@@ -1,0 +1,44 @@
+// The training runner's part in fault lifetimes and recomputation: it arms
+// the step's fault sites with the right injector (the driver's, recorded at
+// the plan's first firing; from then on, for a permanent fault, the
+// recording played back), keeps every replica's parameters as they were
+// before the step when a detector recomputes, and is the step_recomputer
+// those detectors call (protocol/views/training_view.hpp).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "protocol/views/training_view.hpp"
+#include "workloads/training/fault_lifetime.hpp"
+#include "workloads/training/training_sites.hpp"
+
+namespace sdc::train {
+
+class recompute_service final : public step_recomputer {
+ public:
+  // keep_state: snapshot the replicas before each step (a detector recomputes).
+  recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life, bool keep_state);
+  bool keeps_state() const { return keep_; }
+  // A new episode on trainer t.
+  void begin(dp_trainer* t);
+  // The injector the step's sites use: `driver` (recorded when the plan fires
+  // on `plan_rank` for the first time), or the recording played back once a
+  // permanent fault exists. Valid until the next call.
+  step_injector& injector_for(step_injector& driver, int plan_rank, int64_t global_step);
+  // Rank `rank` is about to compute `global_step` from `rep` (after any fault in its state).
+  void step_begins(int rank, const replica& rep, int64_t global_step);
+  recomputed_step recompute(int data_rank, int state_of, int device) override;
+
+ private:
+  fault_lifetime life_;
+  bool keep_;
+  site_injector replay_sites_;  // a recomputation's sites, on its device
+  dp_trainer* trainer_ = nullptr;
+  fault_recording rec_;
+  std::optional<recording_injector> recording_;
+  std::optional<replaying_injector> replaying_;
+  std::vector<param_set> before_;  // per rank
+  int64_t step_ = -1;
+};
+
+}  // namespace sdc::train
