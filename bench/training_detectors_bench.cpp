@@ -8,7 +8,9 @@
 // work per rank and step while the step does O(tokens x P), so the ratio falls
 // with the tokens per rank: two model sizes show the trend. GEMM checks are
 // not here: they run over every GEMM's operands and the campaign's overhead
-// column times them. One thread.
+// column times them. The production checks follow (Megatron-LM's result
+// validation and replica hashes, OLMo-core's spike monitor, torchtitan's SDC
+// replay and our peer variant), priced per checked step. One thread.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "bench/paired_timer.hpp"
+#include "foundation/io/digest.hpp"
 #include "harness/campaign/trial_driver.hpp"
 #include "workloads/training/training_run.hpp"
 #include "protocol/views/training_view.hpp"
@@ -64,6 +67,33 @@ const std::vector<detector_case> k_detectors = {
     {"grad_norm_outlier (002)", "grad_norm_outlier", {}},
     {"cosine_outlier (002)", "cosine_outlier", {}},
     {"consistency_curve: all 002 metrics", "consistency_curve", {}},
+    // Production checks. Megatron's validation is timed on a step it accepts
+    // (a rejection's rerun costs one or two forward/backwards of a rank: the
+    // replay rows below price one); param_hash includes hashing every
+    // replica's parameters (the workload hashes them in a campaign); a
+    // replay's cost falls on its checked steps, so every K steps it is 1/K of these.
+    {"megatron_validation defaults (Megatron)", "megatron_validation", {}},
+    {"megatron spiky+large grads (Megatron)", "megatron_validation", {{"check_spiky_loss", true}, {"check_large_grads", true}}},
+    {"param_hash, SHA-1 of 4 replicas (Megatron)", "param_hash", {}},
+    {"stability_monitor (OLMo-core)", "stability_monitor", {}},
+    {"sdc_replay in place, checked step (torchtitan)", "sdc_replay", {{"num_steps", -1}}},
+    {"sdc_replay peer, 2 copies, checked step", "sdc_replay", {{"num_steps", -1}, {"peer", true}}},
+    {"sdc_replay peer, 3 copies, checked step", "sdc_replay", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}},
+};
+
+// The replicas before the step, recomputed on request (what the training
+// workload's recompute_service does in a campaign, without fault sites).
+struct bench_recomputer final : sdc::step_recomputer {
+  dp_trainer* dp = nullptr;
+  std::vector<param_set> before;
+  int64_t step = 0;
+  sdc::recomputed_step recompute(int data_rank, int state_of, int device) override {
+    const recomputation r = dp->recompute(data_rank, device, before[size_t(state_of)], step, nullptr);
+    sdc::recomputed_step out;
+    out.loss = r.loss;
+    out.grads.assign(r.grads.data_ptr<float>(), r.grads.data_ptr<float>() + r.grads.numel());
+    return out;
+  }
 };
 
 // One model size: its trainer, the captured views, the detectors and their timings.
@@ -73,6 +103,7 @@ struct size_run {
   train_data d;
   std::unique_ptr<dp_trainer> dp;
   capture cap;
+  bench_recomputer rec;
   std::vector<const sdc::step_view*> views;
   std::vector<std::unique_ptr<sdc::episode_detector>> dets;
   std::vector<std::function<void()>> variants;
@@ -85,8 +116,10 @@ struct size_run {
     d = load_train_data(c);
     dp = std::make_unique<dp_trainer>(c.model, c.optim, c.dp, &d.train);
     dp->start_from(fresh_replica(c.model, 1));
+    rec.dp = dp.get(), rec.step = dp->global_step();
+    for (const auto& r : dp->replicas()) rec.before.push_back(r.params.clone());
     dp->step(&cap);
-    for (const auto& v : cap.views) views.push_back(&v);
+    for (auto& v : cap.views) v.recomputer = &rec, views.push_back(&v);
     for (const auto& dc : k_detectors) {
       sdc::detector_choice ch;
       ch.info = sdc::find_detector(sdc::view_kind::training, dc.name);
@@ -96,7 +129,22 @@ struct size_run {
       dets.back()->reset({sdc::trial_kind::clean, 0, k_ranks, 1000000, 0, 0});
     }
     variants.push_back([this] { dp->step(); });
-    for (auto& det : dets) variants.push_back([&det, this] { benchmark::DoNotOptimize(det->observe(views)); });
+    for (size_t k = 0; k < dets.size(); ++k) {
+      auto& det = dets[k];
+      if (k_detectors[k].name != "param_hash") {
+        variants.push_back([&det, this] { benchmark::DoNotOptimize(det->observe(views)); });
+        continue;
+      }
+      variants.push_back([&det, this] {  // hash every replica, then compare
+        const auto& reps = dp->replicas();
+        for (size_t r = 0; r < reps.size(); ++r) {
+          auto& h = cap.views[r].param_sha1;
+          h.clear();
+          for (const auto& t : reps[r].params.tensors) h.push_back(sdc::sha1_hex(t.data_ptr<float>(), size_t(t.numel()) * sizeof(float)));
+        }
+        benchmark::DoNotOptimize(det->observe(views));
+      });
+    }
   }
   void report() const {
     if (timer.iterations() == 0) return;  // filtered out (--benchmark_filter)

@@ -147,8 +147,9 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
 }
 
 // Fault lifetimes reach the checks that recompute a step: Megatron's rerun
-// labels a transient gradient fault transient and a permanent one persistent
-// (a weight fault, transient but held in rank 1's replica, reproduces in place
+// labels a transient gradient fault transient and a permanent one (a flipped
+// or a stuck bit that recurs) persistent (a weight fault, transient but held
+// in rank 1's replica, reproduces in place
 // and not from replica 0's checkpoint: persistent, against its lifetime);
 // torchtitan's in-place replay catches the transient fault and not the
 // permanent one, which the peer variant's three copies catch and blame on rank 1.
@@ -159,7 +160,7 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   const json suite = {
       {"schema", "sdcbench.suite/1"}, {"name", "lifetimes"}, {"workload", "training"}, {"seed", 7},
       {"axes",
-       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"grad:all", "weight:all"}}, {"bit", {"exp1"}},
+       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"grad:all", "weight:all"}}, {"fault", {"bitflip", "stuck_at_1"}}, {"bit", {"exp1"}},
         {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}, {"natural_runs", {"4"}}}},
       {"detectors", json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
                                  {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
@@ -170,11 +171,15 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
   const json j = read_json(dir + "/r.json");
+  std::string fault;
   auto cell = [&](const std::string& site, const std::string& life, const std::string& label) -> const json& {
     for (const auto& c : j["cells"])
-      if (c["axes"]["site"] == site && c["axes"]["lifetime"] == life && c["detector"]["label"] == label) return c;
-    throw std::runtime_error("no cell " + site + " " + life + " " + label);
+      if (c["axes"]["site"] == site && c["axes"]["lifetime"] == life && c["axes"]["fault"] == fault && c["detector"]["label"] == label)
+        return c;
+    throw std::runtime_error("no cell " + site + " " + life + " " + fault + " " + label);
   };
+  for (const char* f : {"bitflip", "stuck_at_1"}) {  // a flipped bit, and a stuck one
+  fault = f;
   const auto& skipped = cell("weight:all", "permanent", "megatron_validation");
   EXPECT_TRUE(skipped["skipped"].is_string()) << "stored state has no permanent form";
   for (const auto& c : j["cells"])
@@ -182,15 +187,16 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   struct expect {
     const char* site;
     const char* life;
-    int rejected;  // episodes Megatron's checks reject (one weight flip shrinks a weight: nothing to see)
+    int rejected;  // episodes Megatron's checks reject, of 4 bit flips
     double label;  // the rerun's diagnosis of every rejection: 1 transient, 2 persistent
     int in_place;  // detections by torchtitan's in-place replay
   };
   for (const expect& e : {expect{"grad:all", "transient", 4, 1, 4}, expect{"grad:all", "permanent", 4, 2, 0},
                           expect{"weight:all", "transient", 3, 2, 0}}) {
-    const std::string at = std::string(e.site) + " " + e.life;
+    const std::string at = std::string(e.site) + " " + e.life + " " + fault;
     const auto& m = cell(e.site, e.life, "megatron_validation");
-    EXPECT_EQ(m["faulty"]["detected"], e.rejected) << at;
+    // A flip of a weight's top exponent bit that was 1 shrinks it: nothing to reject. A stuck-at-1 only grows.
+    EXPECT_EQ(m["faulty"]["detected"], fault == "stuck_at_1" ? 4 : e.rejected) << at;
     EXPECT_EQ(m["metrics"]["faulty.rerun_label.max"], e.label) << at;
     EXPECT_EQ(m["metrics"]["faulty.rerun_label.median"], e.label) << at;
     // Scored against the injected lifetime: right unless the fault sits in state.
@@ -199,6 +205,7 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
     const auto& peer = cell(e.site, e.life, "peer")["faulty"];
     EXPECT_EQ(peer["detected"], 4) << at;
     EXPECT_EQ(peer["localization"]["right"], 4) << at;
+  }
   }
 }
 

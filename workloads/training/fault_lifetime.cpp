@@ -35,8 +35,13 @@ double recording_injector::uniform01() {
 // call past the recording, or of the other kind, injects nothing.
 bool replaying_injector::apply(fault_target& t) {
   if (next_ >= r_.events.size() || r_.events[next_].draw) return true;
-  for (const auto& [i, mask] : r_.events[next_++].flips)
-    if (i >= 0 && i < t.rows() * t.cols()) t.set_bits(i, t.bits_at(i) ^ mask);
+  const bool draws = spec_.model.k == fault_model::kind::bitflip_random || spec_.model.k == fault_model::kind::random_value;
+  rng unused(0);  // the other models draw nothing
+  for (const auto& [i, mask] : r_.events[next_++].flips) {
+    if (i < 0 || i >= t.rows() * t.cols()) continue;
+    const uint64_t b = t.bits_at(i);
+    t.set_bits(i, draws ? b ^ mask : apply_fault(spec_.model, t.fmt(), spec_.bits, b, unused).value_or(b));
+  }
   return true;
 }
 

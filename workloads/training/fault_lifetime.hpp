@@ -4,13 +4,17 @@
 //              recomputation of that step (a rerun, a replay) is clean, as a
 //              particle strike or a marginal timing error would leave it;
 //   permanent  a broken unit of the plan's rank (a stuck bit, a broken lane):
-//              from the plan's step on, the corruption its first firing made
-//              (the elements and bit masks it drew, and a defective GEMM's
-//              draws of which products it corrupts) recurs every time that
-//              device computes the site: at every later step of the run, and
-//              in every recomputation on that device, whoever's data it
-//              computes. A fault in stored state (weight:, adam_m:, adam_v:)
-//              stays by itself, so it has no permanent form (a skip reason).
+//              from the plan's step on, the fault its first firing made
+//              recurs every time that device computes the site, at the same
+//              elements (and a defective GEMM corrupts the same products): the
+//              fault model applied again to what the element now holds (a
+//              stuck_at bit is forced, a bitflip flips), or, for a model that
+//              draws its value (bitflip_random, random_value), the first
+//              firing's bit changes XORed in again. At every later step of
+//              the run, and in every recomputation on that device, whoever's
+//              data it computes. A fault in stored state (weight:, adam_m:,
+//              adam_v:) stays by itself, so it has no permanent form (a skip
+//              reason).
 // Megatron-LM's rerun state machine labels a rejected result by the same
 // distinction (RerunDiagnostic: TRANSIENT_ERROR, not reproducible on the same
 // GPU; PERSISTENT_ERROR, reproducible there but not on another).
@@ -55,11 +59,12 @@ class recording_injector final : public step_injector {
   fault_recording* into_;
 };
 
-// Plays a recording back on its device: the same draws, the same masks XORed
-// into the same elements of whatever the site's tensor now holds.
+// Plays a recording back on its device: the same draws, and at the same
+// elements of whatever the site's tensor now holds `spec`'s model again (or
+// the recorded XOR masks, for a model that draws its value).
 class replaying_injector final : public step_injector {
  public:
-  explicit replaying_injector(const fault_recording& r) : r_(r) {}
+  replaying_injector(const fault_recording& r, const fault_spec& spec) : r_(r), spec_(spec) {}
   bool fires(int rank) const override { return rank == r_.device; }
   bool apply(fault_target& t) override;
   double uniform01() override;
@@ -67,6 +72,7 @@ class replaying_injector final : public step_injector {
 
  private:
   const fault_recording& r_;
+  const fault_spec& spec_;
   size_t next_ = 0;
   std::vector<injection_record> none_;
 };

@@ -3,8 +3,8 @@
 namespace sdc::train {
 
 recompute_service::recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life,
-                                     bool keep_state)
-    : life_(life), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
+                                     const fault_spec& spec, bool keep_state)
+    : life_(life), spec_(spec), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
 
 void recompute_service::begin(dp_trainer* t) {
   trainer_ = t;
@@ -15,7 +15,7 @@ void recompute_service::begin(dp_trainer* t) {
 
 step_injector& recompute_service::injector_for(step_injector& driver, int plan_rank, int64_t global_step) {
   step_ = global_step;
-  if (life_ == fault_lifetime::permanent && rec_.device >= 0) return replaying_.emplace(rec_);
+  if (life_ == fault_lifetime::permanent && rec_.device >= 0) return replaying_.emplace(rec_, spec_);
   fault_recording* into = nullptr;
   if (rec_.device < 0 && driver.fires(plan_rank)) {
     rec_.device = plan_rank, rec_.step = global_step;
@@ -33,7 +33,7 @@ recomputed_step recompute_service::recompute(int data_rank, int state_of, int de
   step_observer* obs = nullptr;
   std::optional<replaying_injector> replay;
   if (life_ == fault_lifetime::permanent && device == rec_.device && step_ >= rec_.step) {
-    replay_sites_.arm(&replay.emplace(rec_));
+    replay_sites_.arm(&replay.emplace(rec_, spec_));
     obs = &replay_sites_;
   }
   const recomputation r = trainer_->recompute(data_rank, device, before_.at(size_t(state_of)), step_, obs);

@@ -17,7 +17,9 @@ namespace sdc::train {
 class recompute_service final : public step_recomputer {
  public:
   // keep_state: snapshot the replicas before each step (a detector recomputes).
-  recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life, bool keep_state);
+  // spec: the plan's fault, which a permanent fault applies again.
+  recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life, const fault_spec& spec,
+                    bool keep_state);
   bool keeps_state() const { return keep_; }
   // A new episode on trainer t.
   void begin(dp_trainer* t);
@@ -31,6 +33,7 @@ class recompute_service final : public step_recomputer {
 
  private:
   fault_lifetime life_;
+  fault_spec spec_;
   bool keep_;
   site_injector replay_sites_;  // a recomputation's sites, on its device
   dp_trainer* trainer_ = nullptr;

@@ -186,7 +186,9 @@ class training_runner final : public episode_runner, public step_observer, publi
   training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute)
       : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms),
-        hash_params_(hash_params), recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, recompute) {
+        hash_params_(hash_params),
+        recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
+                   recompute) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
