@@ -29,6 +29,24 @@ std::string rate_ci(const json& block, const char* hits) {
                      100 * block["ci95"][1].get<double>(), block[hits].get<int64_t>(), block["trials"].get<int64_t>());
 }
 
+// A workload's judged 0/1 metric (e.g. the training workload's
+// attribution_right: a rerun's label against the injected lifetime) over a
+// kind's episodes as a rate with its Wilson interval; "" when none has it.
+std::string judged_rate(const json& cell, const std::string& kind, const std::string& name) {
+  const auto& wm = cell["workload_metrics"];
+  const std::string n_key = kind + "." + name + ".count", mean_key = kind + "." + name + ".mean";
+  if (!wm.contains(n_key) || !wm[n_key].is_number() || wm[n_key].get<double>() == 0 || !wm[mean_key].is_number()) return "";
+  const int64_t n = int64_t(wm[n_key].get<double>()), k = std::llround(wm[mean_key].get<double>() * double(n));
+  const interval ci = wilson_interval(k, n);
+  return fmt::format("{} {:.0f}% [{:.1f},{:.1f}] {}/{}", kind, 100.0 * double(k) / double(n), 100 * ci.lo, 100 * ci.hi, k, n);
+}
+
+std::string attribution_column(const json& cell) {
+  if (!cell.contains("workload_metrics")) return "";
+  const std::string f = judged_rate(cell, "faulty", "attribution_right"), c = judged_rate(cell, "clean", "attribution_right");
+  return f.empty() ? c : c.empty() ? f : f + "; " + c;
+}
+
 }  // namespace
 
 std::vector<std::string> varying_axes(const json& r) {
@@ -258,9 +276,10 @@ std::string show_table(const json& r) {
     auto it = forms.find(c["detector"]["label"]);
     return it == forms.end() ? std::vector<std::string>{} : it->second;
   };
-  bool any_closed = false, any_located = false, multi_step = false, any_nonfinite = false;
+  bool any_closed = false, any_located = false, multi_step = false, any_nonfinite = false, any_attributed = false;
   for (const auto& c : r["cells"]) {
     if (!c["skipped"].is_null()) continue;
+    any_attributed |= !attribution_column(c).empty();
     if (c["faulty"].contains("by_reason")) any_nonfinite |= c["faulty"]["by_reason"]["nonfinite"].get<int64_t>() > 0;
     any_closed |= !closed_form_column(c, forms_of(c)).empty();
     if (c["faulty"].contains("localization")) any_located |= c["faulty"]["localization"]["trials"].get<int64_t>() > 0;
@@ -270,6 +289,7 @@ std::string show_table(const json& r) {
   if (any_nonfinite) t.head.push_back("own detections, not by NaN/Inf (95% CI) n");
   if (any_located) t.head.push_back("located right (95% CI) n");
   if (multi_step) t.head.push_back("latency p50/p90 (steps)"), t.head.push_back("false alarms per clean step");
+  if (any_attributed) t.head.push_back("rerun label right (95% CI) n");
   t.head.push_back("run time vs kernel*");
   if (any_closed) t.head.push_back(closed_form_header(forms));
   if (any_ref) t.head.push_back("published (paper) vs measured (ours)");
@@ -299,6 +319,7 @@ std::string show_table(const json& r) {
       row.push_back(num(l["p50"]) + "/" + num(l["p90"]));
       row.push_back(rate_ci(c["clean"]["steps"], "flagged"));
     }
+    if (any_attributed) row.push_back(attribution_column(c));
     auto it = overhead.find({c["cell"], c["detector"]["label"]});
     row.push_back(it == overhead.end() ? "-" : fmt::format("{:.1f}%", 100 * it->second));
     if (any_closed) row.push_back(closed_form_column(c, forms_of(c)));
