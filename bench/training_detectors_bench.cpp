@@ -118,8 +118,8 @@ struct size_run {
     dp->start_from(fresh_replica(c.model, 1));
     rec.dp = dp.get(), rec.step = dp->global_step();
     for (const auto& r : dp->replicas()) rec.before.push_back(r.params.clone());
-    dp->step(&cap);
-    for (auto& v : cap.views) v.recomputer = &rec, views.push_back(&v);
+    const step_record first = dp->step(&cap);
+    for (auto& v : cap.views) v.loss = first.loss[size_t(v.rank)], v.recomputer = &rec, views.push_back(&v);
     for (const auto& dc : k_detectors) {
       sdc::detector_choice ch;
       ch.info = sdc::find_detector(sdc::view_kind::training, dc.name);
@@ -128,6 +128,10 @@ struct size_run {
       dets.push_back(sdc::build_episode_detector(ch, {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}));
       dets.back()->reset({sdc::trial_kind::clean, 0, k_ranks, 1000000, 0, 0});
     }
+    // A check that flags this clean step would time an early exit (a replay stops at its first mismatch).
+    for (size_t k = 0; k < dets.size(); ++k)
+      if (k_detectors[k].name != "param_hash" && dets[k]->observe(views).flagged)
+        throw std::runtime_error(k_detectors[k].label + " flags a clean step: its timing would cover an early exit");
     variants.push_back([this] { dp->step(); });
     for (size_t k = 0; k < dets.size(); ++k) {
       auto& det = dets[k];
