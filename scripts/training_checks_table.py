@@ -12,7 +12,7 @@ combination's detection is the union of its members' bits, trial by trial.
 Written here (not a library) because Debian's python3 has no statsmodels;
 the C++ side's Wilson interval is foundation/scoring/proportions.cpp.
 
-usage: scripts/training_checks_table.py RESULT.json [--checks LABEL,...]
+usage: scripts/training_checks_table.py RESULT.json [--checks LABEL,...] [--combo A+B+...]... [--diff "A|B"]
 """
 import itertools
 import json
@@ -145,6 +145,16 @@ def main():
             break
     if not found:
         print("- no set of three or fewer catches all of it")
+
+    for i, arg in enumerate(sys.argv):
+        if arg != "--combo":
+            continue
+        combo = sys.argv[i + 1].split("+")
+        cells = []
+        for g in groups:
+            union = [max(col) for col in zip(*[flat(g, lab) for lab in combo])]
+            cells.append(rate(sum(union), len(union)))
+        print(f"\n- {' + '.join(combo)}: " + "; ".join(f"{g[0]} {g[1]} {c}" for g, c in zip(groups, cells)))
 
     if "--diff" in sys.argv:
         a, b = sys.argv[sys.argv.index("--diff") + 1].split("|")
