@@ -32,8 +32,7 @@ class param_hash final : public episode_detector {
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;
     v.score = 0;
-    std::vector<const training_step*> s;
-    for (const auto* x : views) s.push_back(&view_cast<training_step>(*x, view_kind::training));
+    const std::vector<const training_step*> s = training_steps(views);
     if (s.empty() || s[0]->param_sha1.empty() || s[0]->step % interval_ != 0) return v;
     int differing = 0, first = -1;
     int64_t params = 0;

@@ -53,8 +53,7 @@ class sdc_replay final : public episode_detector {
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;
     v.score = 0;
-    std::vector<const training_step*> s;
-    for (const auto* x : views) s.push_back(&view_cast<training_step>(*x, view_kind::training));
+    const std::vector<const training_step*> s = training_steps(views);
     if (s.empty() || !s[0]->recomputer) return v;  // a warm-up step before the episode's restart
     const int64_t local = steps_++;
     const bool checked = period_ > 0 ? s[0]->step % period_ == 0 : (num_steps_ < 0 || local < num_steps_);

@@ -8,10 +8,8 @@
 
 #include <cmath>
 
-#include "detectors/adapters.hpp"
 #include "foundation/io/digest.hpp"
-#include "protocol/detector.hpp"
-#include "protocol/views/training_view.hpp"
+#include "training_detector_harness.hpp"
 
 namespace sdc {
 namespace {
@@ -19,12 +17,7 @@ namespace {
 using nlohmann::json;
 
 std::unique_ptr<episode_detector> make(const std::string& name, const json& params) {
-  const auto* info = find_detector(view_kind::training, name);
-  EXPECT_NE(info, nullptr) << name;
-  const detector_params p(validate_params(*info, params), nullptr);
-  const detector_context ctx;
-  if (info->make_episode) return info->make_episode(p, ctx);
-  return per_rank([info, p, ctx] { return info->make(p, ctx); });
+  return testing::make_training_detector(name, params);
 }
 
 // Four ranks' steps whose parameters hash like `params` (one vector of floats per rank).
@@ -37,11 +30,7 @@ std::vector<training_step> hashed(const std::vector<std::vector<float>>& params,
   return s;
 }
 
-std::vector<const step_view*> ptrs(const std::vector<training_step>& s) {
-  std::vector<const step_view*> v;
-  for (const auto& x : s) v.push_back(&x);
-  return v;
-}
+using testing::ptrs;
 
 TEST(ParamHash, OneChangedWeightBitOnOneRankChangesItsHash) {
   EXPECT_EQ(sha1_hex("abc", 3), "a9993e364706816aba3e25717850c26c9cd0d89d");  // FIPS 180 test vector

@@ -13,9 +13,7 @@
 #include <map>
 #include <tuple>
 
-#include "detectors/adapters.hpp"
-#include "protocol/detector.hpp"
-#include "protocol/views/training_view.hpp"
+#include "training_detector_harness.hpp"
 
 namespace sdc {
 namespace {
@@ -23,12 +21,7 @@ namespace {
 using nlohmann::json;
 
 std::unique_ptr<episode_detector> make(const std::string& name, const json& params) {
-  const auto* info = find_detector(view_kind::training, name);
-  EXPECT_NE(info, nullptr) << name;
-  const detector_params p(validate_params(*info, params), nullptr);
-  const detector_context ctx;
-  if (info->make_episode) return info->make_episode(p, ctx);
-  return per_rank([info, p, ctx] { return info->make(p, ctx); });
+  return testing::make_training_detector(name, params);
 }
 
 // Recomputations answer from a table keyed by (data rank, state, device); a
@@ -59,11 +52,7 @@ std::vector<training_step> steps(int64_t step, scripted_recomputer* rc, const tr
   return s;
 }
 
-std::vector<const step_view*> ptrs(const std::vector<training_step>& s) {
-  std::vector<const step_view*> v;
-  for (const auto& x : s) v.push_back(&x);
-  return v;
-}
+using testing::ptrs;
 
 double metric(const verdict& v, const std::string& name) {
   for (const auto& [n, x] : v.metrics)

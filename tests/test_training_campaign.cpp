@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "cli_runner.hpp"
 
@@ -24,6 +25,34 @@ const json& cell_of(const json& r, const std::string& label) {
 }
 
 double metric(const json& c, const std::string& name) { return c["metrics"].at(name).get<double>(); }
+
+// Runs a small training suite on episodes_bf16.json at smoke scale (4 steps,
+// 4 faulty and 2 clean episodes per cell, seed 7) and returns its result set.
+// The configuration sits beside the suite, named relative to it: cell keys (and
+// so the fault draws) must not depend on where the checkout is.
+json run_bf16_suite(const std::string& name, json axes, const json& detectors) {
+  const std::string dir = scratch_dir(name);
+  std::filesystem::copy_file(std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json", dir + "/episodes_bf16.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  axes["config"] = {"episodes_bf16.json"}, axes["steps"] = {"4"}, axes["natural_runs"] = {"4"};
+  const json suite = {{"schema", "sdcbench.suite/1"}, {"name", name},          {"workload", "training"}, {"seed", 7},
+                      {"axes", axes},                 {"detectors", detectors}, {"trials", {{"faulty", 4}, {"clean", 2}}},
+                      {"presets", {{"smoke", json::object()}, {"full", json::object()}}}};
+  std::ofstream(dir + "/s.json") << suite.dump();
+  const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
+  EXPECT_EQ(r.code, 0) << r.output;
+  return r.code == 0 ? read_json(dir + "/r.json") : json();
+}
+
+// The cell of `label` whose axes hold every value in `where`.
+const json& cell_where(const json& r, const std::map<std::string, std::string>& where, const std::string& label) {
+  for (const auto& c : r["cells"]) {
+    bool all = c["detector"]["label"] == label;
+    for (const auto& [axis, value] : where) all = all && c["axes"][axis] == value;
+    if (all) return c;
+  }
+  throw std::runtime_error("no cell for " + label);
+}
 
 std::string demo_suite() { return std::string(SDCBENCH_SOURCE_DIR) + "/suites/silent_check_demo.json"; }
 
@@ -95,29 +124,14 @@ TEST(TrainingCampaign, StatefulDetectorsGiveTheSameCellsOnOneAndTwoThreads) {
 // (NaN/Inf only) sees what goes non-finite; OLMo-core's spike monitor runs on
 // the logged curves without false alarms.
 TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
-  const std::string dir = scratch_dir("hashes");
-  // The configuration beside the suite, named relative to it: cell keys (and
-  // so the fault draws) must not depend on where the checkout is.
-  std::filesystem::copy_file(std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json", dir + "/episodes_bf16.json",
-                             std::filesystem::copy_options::overwrite_existing);
-  const json suite = {
-      {"schema", "sdcbench.suite/1"}, {"name", "hashes"}, {"workload", "training"}, {"seed", 7},
-      {"axes",
-       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"bucket", "weight:all", "grad:all"}}, {"bit", {"exp1", "mant1"}},
-        {"when", {"specific(2)"}}, {"rank", {"1"}}, {"natural_runs", {"4"}}}},
-      {"detectors", json::array({{{"name", "param_hash"}}, {{"name", "param_hash"}, {"label", "majority"}, {"params", {{"blame", "majority"}}}},
-                                 {{"name", "megatron_validation"}},
-                                 {{"name", "stability_monitor"}, {"params", {{"window_size", 16}}}}})},
-      {"trials", {{"faulty", 4}, {"clean", 2}}},
-      {"presets", {{"smoke", json::object()}, {"full", json::object()}}}};
-  std::ofstream(dir + "/s.json") << suite.dump();
-  const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  const json j = read_json(dir + "/r.json");
+  const json j = run_bf16_suite(
+      "hashes",
+      {{"site", {"bucket", "weight:all", "grad:all"}}, {"bit", {"exp1", "mant1"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
+      json::array({{{"name", "param_hash"}}, {{"name", "param_hash"}, {"label", "majority"}, {"params", {{"blame", "majority"}}}},
+                   {{"name", "megatron_validation"}}, {{"name", "stability_monitor"}, {"params", {{"window_size", 16}}}}}));
+  ASSERT_FALSE(j.is_null());
   auto cell = [&](const std::string& site, const std::string& bit, const std::string& label) -> const json& {
-    for (const auto& c : j["cells"])
-      if (c["axes"]["site"] == site && c["axes"]["bit"] == bit && c["detector"]["label"] == label) return c;
-    throw std::runtime_error("no cell " + site + " " + bit + " " + label);
+    return cell_where(j, {{"site", site}, {"bit", bit}}, label);
   };
   for (const auto& c : j["cells"]) EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
   // The logged grad norm is there (a finite score on clean episodes, warm-up included in its window).
@@ -154,29 +168,17 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
 // torchtitan's in-place replay catches the transient fault and not the
 // permanent one, which the peer variant's three copies catch and blame on rank 1.
 TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers) {
-  const std::string dir = scratch_dir("lifetimes");
-  std::filesystem::copy_file(std::string(SDCBENCH_SOURCE_DIR) + "/suites/training/episodes_bf16.json", dir + "/episodes_bf16.json",
-                             std::filesystem::copy_options::overwrite_existing);
-  const json suite = {
-      {"schema", "sdcbench.suite/1"}, {"name", "lifetimes"}, {"workload", "training"}, {"seed", 7},
-      {"axes",
-       {{"config", {"episodes_bf16.json"}}, {"steps", {"4"}}, {"site", {"grad:all", "weight:all"}}, {"fault", {"bitflip", "stuck_at_1"}}, {"bit", {"exp1"}},
-        {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}, {"natural_runs", {"4"}}}},
-      {"detectors", json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
-                                 {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
-                                 {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}})},
-      {"trials", {{"faulty", 4}, {"clean", 2}}},
-      {"presets", {{"smoke", json::object()}, {"full", json::object()}}}};
-  std::ofstream(dir + "/s.json") << suite.dump();
-  const auto r = run_cli("run " + dir + "/s.json --scale smoke --out " + dir + "/r.json");
-  ASSERT_EQ(r.code, 0) << r.output;
-  const json j = read_json(dir + "/r.json");
+  const json j = run_bf16_suite(
+      "lifetimes",
+      {{"site", {"grad:all", "weight:all"}}, {"fault", {"bitflip", "stuck_at_1"}}, {"bit", {"exp1"}},
+       {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
+      json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
+                   {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
+                   {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}}));
+  ASSERT_FALSE(j.is_null());
   std::string fault;
   auto cell = [&](const std::string& site, const std::string& life, const std::string& label) -> const json& {
-    for (const auto& c : j["cells"])
-      if (c["axes"]["site"] == site && c["axes"]["lifetime"] == life && c["axes"]["fault"] == fault && c["detector"]["label"] == label)
-        return c;
-    throw std::runtime_error("no cell " + site + " " + life + " " + fault + " " + label);
+    return cell_where(j, {{"site", site}, {"lifetime", life}, {"fault", fault}}, label);
   };
   for (const char* f : {"bitflip", "stuck_at_1"}) {  // a flipped bit, and a stuck one
   fault = f;
