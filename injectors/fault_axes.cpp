@@ -17,7 +17,8 @@ axis_def bit_axis(const std::string& which, std::vector<std::string> defaults) {
 
 axis_def element_axis(const std::string& name, bool data_dependent, std::vector<std::string> defaults) {
   if (data_dependent)
-    return {name, "which element: uniform, at(I,J), row(I), col(J), max_abs (every element tied for the largest |x|)",
+    return {name, "which element(s): uniform, at(I,J), row(I), col(J), max_abs (every element tied for the largest |x|); "
+            "patterns: run(L), strided(S,L), full_row, full_col",
             std::move(defaults), canonical_by([](const std::string& v) { return parse_site_rule(v).text(); })};
   return {name, "which element: uniform, at(I,J), row(I), col(J)", std::move(defaults),
           canonical_by([](const std::string& v) { return single_site(v).text(); })};

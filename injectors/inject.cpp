@@ -100,4 +100,24 @@ std::vector<injection_record> inject_max_abs(fault_target& t, const fault_spec& 
   return out;
 }
 
+std::vector<injection_record> inject_pattern(fault_target& t, const fault_spec& spec, rng& g) {
+  std::vector<injection_record> out;
+  if (spec.site.k == site_rule::kind::max_abs) {
+    out = inject_max_abs(t, spec, g);
+  } else {
+    for (int64_t i : spec.site.draw_pattern(t.rows(), t.cols(), g)) {
+      injection_record r;
+      r.attempts = 1;
+      if (!apply_at(t, spec, i, g, r)) r.skip_reason = fmt::format("{} does not apply at element {} of {}", spec.model.text(), i, spec.site.text());
+      out.push_back(r);
+    }
+    if (out.empty()) {
+      out.emplace_back();
+      out.back().skip_reason = spec.site.text() + ": the tensor is empty";
+    }
+  }
+  for (auto& r : out) r.pattern = spec.site.text();
+  return out;
+}
+
 }  // namespace sdc

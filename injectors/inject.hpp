@@ -27,6 +27,7 @@ struct injection_record {
   uint64_t old_bits = 0, new_bits = 0;
   double old_value = 0, new_value = 0;
   int attempts = 0;          // sites drawn (directed flips resample)
+  std::string pattern;       // the multi-element site rule this element was part of (max_abs, run(L), ...); "" for one
   bool changed() const { return applied && old_bits != new_bits; }
 };
 
@@ -46,5 +47,8 @@ std::vector<injection_record> inject_distinct(fault_target& t, const fault_spec&
 // The model applied at every element tied for the largest finite-or-infinite
 // |x| (NaN left out), in index order: site max_abs (003's multiply_max).
 std::vector<injection_record> inject_max_abs(fault_target& t, const fault_spec& spec, rng& g);
+// A multi-element site rule (site_rule::multi(): max_abs or a pattern): the
+// model applied at every element it picks, one record each, naming the pattern.
+std::vector<injection_record> inject_pattern(fault_target& t, const fault_spec& spec, rng& g);
 
 }  // namespace sdc

@@ -46,6 +46,10 @@ std::string site_rule::text() const {
     case kind::row: return fmt::format("row({})", i);
     case kind::col: return fmt::format("col({})", j);
     case kind::max_abs: return "max_abs";
+    case kind::run: return fmt::format("run({})", i);
+    case kind::strided: return fmt::format("strided({},{})", i, j);
+    case kind::full_row: return "full_row";
+    case kind::full_col: return "full_col";
   }
   return "?";
 }
@@ -63,9 +67,40 @@ int64_t site_rule::draw(int64_t rows, int64_t cols, rng& g) const {
     case kind::at: return i * cols + j;
     case kind::row: return i * cols + u(0, cols - 1)(g);
     case kind::col: return u(0, rows - 1)(g) * cols + j;
-    case kind::max_abs: throw std::logic_error("site max_abs has no drawn index: use inject_max_abs");
+    default: throw std::logic_error("site " + text() + " is not one element: use inject_pattern");
   }
   return 0;
+}
+
+std::vector<int64_t> site_rule::draw_pattern(int64_t rows, int64_t cols, rng& g) const {
+  using u = boost::random::uniform_int_distribution<int64_t>;
+  const int64_t n = rows * cols;
+  std::vector<int64_t> out;
+  if (n <= 0) return out;
+  switch (k) {
+    case kind::run: {
+      const int64_t len = std::min(i, n), start = u(0, n - len)(g);
+      for (int64_t e = 0; e < len; ++e) out.push_back(start + e);
+      break;
+    }
+    case kind::strided: {
+      const int64_t len = std::min(j, (n - 1) / i + 1), start = u(0, n - 1 - (len - 1) * i)(g);
+      for (int64_t e = 0; e < len; ++e) out.push_back(start + e * i);
+      break;
+    }
+    case kind::full_row: {
+      const int64_t r = u(0, rows - 1)(g);
+      for (int64_t c = 0; c < cols; ++c) out.push_back(r * cols + c);
+      break;
+    }
+    case kind::full_col: {
+      const int64_t c = u(0, cols - 1)(g);
+      for (int64_t r = 0; r < rows; ++r) out.push_back(r * cols + c);
+      break;
+    }
+    default: throw std::logic_error("site " + text() + " is not a drawn pattern");
+  }
+  return out;
 }
 
 site_rule parse_site_rule(std::string_view text) {
@@ -74,6 +109,23 @@ site_rule parse_site_rule(std::string_view text) {
   if (text == "uniform") return r;
   if (text == "max_abs") {
     r.k = site_rule::kind::max_abs;
+    return r;
+  }
+  if (text == "full_row" || text == "full_col") {
+    r.k = text == "full_row" ? site_rule::kind::full_row : site_rule::kind::full_col;
+    return r;
+  }
+  if (split_call(text, "run", &args)) {
+    auto v = parse_ints(args, "run(L)");
+    if (v.size() != 1 || v[0] < 1) throw value_error("run(L): expected a length L >= 1; got '" + std::string(text) + "'");
+    r.k = site_rule::kind::run, r.i = v[0];
+    return r;
+  }
+  if (split_call(text, "strided", &args)) {
+    auto v = parse_ints(args, "strided(S,L)");
+    if (v.size() != 2 || v[0] < 1 || v[1] < 1)
+      throw value_error("strided(S,L): expected a stride S >= 1 and a count L >= 1; got '" + std::string(text) + "'");
+    r.k = site_rule::kind::strided, r.i = v[0], r.j = v[1];
     return r;
   }
   if (split_call(text, "at", &args)) {
@@ -94,7 +146,8 @@ site_rule parse_site_rule(std::string_view text) {
     r.k = site_rule::kind::col, r.j = v[0];
     return r;
   }
-  throw value_error("expected a site: uniform, at(I,J), row(I), col(J) or max_abs; got '" + std::string(text) + "'");
+  throw value_error("expected a site: uniform, at(I,J), row(I), col(J), max_abs, run(L), strided(S,L), full_row or full_col; got '" +
+                    std::string(text) + "'");
 }
 
 std::string step_schedule::text() const {
@@ -140,8 +193,8 @@ step_schedule parse_step_schedule(std::string_view text) {
 
 site_rule single_site(std::string_view text) {
   const site_rule r = parse_site_rule(text);
-  if (r.k == site_rule::kind::max_abs)
-    throw value_error("expected a site that picks one element: uniform, at(I,J), row(I) or col(J); got 'max_abs'");
+  if (r.multi())
+    throw value_error("expected a site that picks one element: uniform, at(I,J), row(I) or col(J); got '" + r.text() + "'");
   return r;
 }
 

@@ -171,7 +171,7 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   const json j = run_bf16_suite(
       "lifetimes",
       {{"site", {"grad:all", "weight:all"}}, {"fault", {"bitflip", "stuck_at_1"}}, {"bit", {"exp1"}},
-       {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
+       {"lifetime", {"transient", "permanent", "intermittent(0,1)"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
       json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
                    {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
                    {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}}));
@@ -189,12 +189,13 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   struct expect {
     const char* site;
     const char* life;
-    int rejected;  // episodes Megatron's checks reject, of 4 bit flips
+    int rejected;  // episodes Megatron's checks reject, of 4 bit flips (one flip may shrink the value: nothing to see)
     double label;  // the rerun's diagnosis of every rejection: 1 transient, 2 persistent
     int in_place;  // detections by torchtitan's in-place replay
   };
+  // intermittent(0,1): on at the fault's step (so its rerun reproduces there), off from the next step on.
   for (const expect& e : {expect{"grad:all", "transient", 4, 1, 4}, expect{"grad:all", "permanent", 4, 2, 0},
-                          expect{"weight:all", "transient", 3, 2, 0}}) {
+                          expect{"grad:all", "intermittent(0,1)", 3, 2, 0}, expect{"weight:all", "transient", 3, 2, 0}}) {
     const std::string at = std::string(e.site) + " " + e.life + " " + fault;
     const auto& m = cell(e.site, e.life, "megatron_validation");
     // A flip of a weight's top exponent bit that was 1 shrinks it: nothing to reject. A stuck-at-1 only grows.

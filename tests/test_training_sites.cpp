@@ -14,6 +14,7 @@
 #include "foundation/errors.hpp"
 #include "injectors/inject.hpp"
 #include "workloads/training/training_run.hpp"
+#include "workloads/training/fault_lifetime.hpp"
 #include "workloads/training/training_sites.hpp"
 
 namespace {
@@ -34,13 +35,15 @@ struct test_injector final : step_injector {
   int64_t step = -1, fire_at = 0;
   rng g{7};
   std::vector<injection_record> done;
+  std::vector<size_t> per_apply;  // records each apply() made
   bool fires(int rank) const override { return step == fire_at && rank == plan.rank; }
   bool apply(fault_target& t) override {
-    auto r = plan.spec.site.k == site_rule::kind::max_abs ? inject_max_abs(t, plan.spec, g)
+    auto r = plan.spec.site.multi() ? inject_pattern(t, plan.spec, g)
                                                            : std::vector<injection_record>{inject(t, plan.spec, g)};
     for (const auto& x : r)
       if (!x.applied) return false;
     done.insert(done.end(), r.begin(), r.end());
+    per_apply.push_back(r.size());
     return true;
   }
   double uniform01() override { return 0.0; }  // q > 0: every GEMM of the faulty rank is hit
@@ -151,9 +154,10 @@ void check_site(const std::string& site_text, const std::string& model_text, con
       continue;
     }
     const torch_target ta(a.value.contiguous()), tb(b.value.contiguous());
-    // A rule over the whole tensor (max_abs) records several elements at once;
-    // a defective rank's GEMMs record one element per GEMM.
-    const size_t n_here = element == "max_abs" ? inj.done.size() / (s.k == fault_site::kind::gemm ? 3 : 1) : 1;
+    // A multi-element rule (max_abs, a pattern) records several elements at
+    // once; a defective rank's GEMMs record one fault per GEMM.
+    ASSERT_LT(hit, inj.per_apply.size()) << b.what << ": changed without an apply";
+    const size_t n_here = inj.per_apply[hit];
     if (hit++ == 0) {
       // The first fault: exactly the recorded elements differ from the clean run, with the recorded bits.
       const int64_t n = ta.rows() * ta.cols();
@@ -188,6 +192,14 @@ TEST(TrainingSites, EverySiteEveryKindOfFaultModel) {
   }
 }
 
+// Multi-element patterns land at every site exactly where their records say.
+TEST(TrainingSites, PatternsLandWhereTheirRecordsSay) {
+  torch::set_num_threads(1);
+  for (const char* site : {"weight:blocks.0.mlp.fc1.weight", "grad:blocks.0.mlp.fc1.weight", "bucket", "act:blocks.0.mlp.fc1",
+                           "gemm:blocks.1.mlp.fc2"})
+    for (const char* pattern : {"run(5)", "strided(32,3)", "full_row", "full_col"}) check_site(site, "bitflip", "mant1", false, pattern);
+}
+
 TEST(TrainingSites, GemmOutputsAreBf16UnderMixedPrecision) {
   torch::set_num_threads(1);
   check_site("act:blocks.1.mlp.fc1", "bitflip", "exp2", true);
@@ -205,6 +217,22 @@ TEST(TrainingSites, BadSitesAreNamed) {
   EXPECT_EQ(check_site(parse_fault_site("gemm:all"), m), "");
   EXPECT_THROW(parse_fault_site("weights:x"), value_error);
   EXPECT_THROW(parse_fault_site("act:"), value_error);
+}
+
+// Lifetimes (fault_lifetime.hpp): the axis's values parse and print back;
+// an intermittent fault is on at its first step, then follows its two-state
+// chain step to step; a permanent one is always on.
+TEST(FaultLifetime, IntermittentBurstsFollowTheirChain) {
+  for (const char* t : {"transient", "permanent", "intermittent(0.25,0.5)"}) EXPECT_EQ(parse_fault_lifetime(t).text(), t);
+  for (const char* bad : {"intermittent(2,0)", "intermittent(0.1)", "intermittent(a,b)", "sometimes"})
+    EXPECT_THROW(parse_fault_lifetime(bad), std::exception) << bad;
+  const std::vector<double> u = {0.9, 0.3, 0.6, 0.05, 0.7, 0.2};  // step s draws u[s - 3]
+  auto draw = [&](int64_t s) { return u[size_t(s - 3)]; };
+  const fault_lifetime l = parse_fault_lifetime("intermittent(0.1,0.5)");
+  // on at 2; 3: u=0.9 >= P_OFF stays on; 4: 0.3 < 0.5 turns off; 5: 0.6 >= P_ON stays off; 6: 0.05 < 0.1 on; 7: 0.7 stays on; 8: 0.2 off.
+  EXPECT_EQ(l.states(2, 8, draw), (std::vector<bool>{true, true, false, false, true, true, false}));
+  EXPECT_EQ(parse_fault_lifetime("permanent").states(2, 8, draw), std::vector<bool>(7, true));
+  EXPECT_FALSE(parse_fault_lifetime("transient").recurs());
 }
 
 }  // namespace

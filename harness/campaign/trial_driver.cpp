@@ -29,8 +29,8 @@ class plan_injector final : public step_injector {
     if (!fires_) return false;
     rng& g_ = stream();
     std::vector<injection_record> recs;
-    if (plan_.spec.site.k == site_rule::kind::max_abs) {
-      recs = inject_max_abs(t, plan_.spec, g_);
+    if (plan_.spec.site.multi()) {
+      recs = inject_pattern(t, plan_.spec, g_);
     } else if (plan_.distinct) {
       recs = inject_distinct(t, plan_.spec, plan_.count, g_);
     } else {

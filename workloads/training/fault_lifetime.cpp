@@ -1,16 +1,46 @@
 #include "workloads/training/fault_lifetime.hpp"
 
+#include <fmt/format.h>
+
 #include "foundation/errors.hpp"
 
 namespace sdc::train {
 
 fault_lifetime parse_fault_lifetime(const std::string& text) {
-  if (text == "transient") return fault_lifetime::transient;
-  if (text == "permanent") return fault_lifetime::permanent;
-  throw value_error("expected transient or permanent; got '" + text + "'");
+  fault_lifetime l;
+  if (text == "transient") return l;
+  if (text == "permanent") {
+    l.k = fault_lifetime::kind::permanent;
+    return l;
+  }
+  const std::string pre = "intermittent(";
+  if (text.rfind(pre, 0) == 0 && text.back() == ')') {
+    const std::string args = text.substr(pre.size(), text.size() - pre.size() - 1);
+    const size_t comma = args.find(',');
+    try {
+      size_t a = 0, b = 0;
+      l.p_on = std::stod(args.substr(0, comma), &a);
+      l.p_off = std::stod(args.substr(comma + 1), &b);
+      if (comma != std::string::npos && a == comma && b == args.size() - comma - 1 && l.p_on >= 0 && l.p_on <= 1 && l.p_off >= 0 &&
+          l.p_off <= 1) {
+        l.k = fault_lifetime::kind::intermittent;
+        return l;
+      }
+    } catch (const std::exception&) {
+    }
+    throw value_error("intermittent(P_ON,P_OFF): expected two probabilities in [0, 1]; got '" + text + "'");
+  }
+  throw value_error("expected transient, permanent or intermittent(P_ON,P_OFF); got '" + text + "'");
 }
 
-const char* lifetime_name(fault_lifetime l) { return l == fault_lifetime::permanent ? "permanent" : "transient"; }
+std::string fault_lifetime::text() const {
+  switch (k) {
+    case kind::transient: return "transient";
+    case kind::permanent: return "permanent";
+    case kind::intermittent: return fmt::format("intermittent({},{})", p_on, p_off);
+  }
+  return "?";
+}
 
 bool recording_injector::apply(fault_target& t) {
   const size_t before = inner_.records().size();

@@ -15,6 +15,14 @@
 //              data it computes. A fault in stored state (weight:, adam_m:,
 //              adam_v:) stays by itself, so it has no permanent form (a skip
 //              reason).
+//   intermittent(P_ON,P_OFF)  a unit that misbehaves in bursts: as permanent,
+//              but only on the steps its device is on. It is on at the plan's
+//              step; from each step to the next an on device turns off with
+//              probability P_OFF and an off one on with P_ON (a two-state
+//              Markov chain over steps, drawn from the episode's own lifetime
+//              stream, so every detector sees the same bursts). Within a step
+//              every computation on the device, recomputations included, sees
+//              that step's state.
 // Megatron-LM's rerun state machine labels a rejected result by the same
 // distinction (RerunDiagnostic: TRANSIENT_ERROR, not reproducible on the same
 // GPU; PERSISTENT_ERROR, reproducible there but not on another).
@@ -27,9 +35,24 @@
 
 namespace sdc::train {
 
-enum class fault_lifetime { transient, permanent };
+struct fault_lifetime {
+  enum class kind { transient, permanent, intermittent };
+  kind k = kind::transient;
+  double p_on = 0, p_off = 0;  // intermittent: per step, off -> on and on -> off
+  std::string text() const;
+  bool recurs() const { return k != kind::transient; }
+  // Whether the device is on at `step` (steps after the first, which is on), given u(s) uniform on [0, 1) per step.
+  template <class Uniform>
+  std::vector<bool> states(int64_t first, int64_t last, Uniform u) const {
+    std::vector<bool> on;
+    for (int64_t s = first; s <= last; ++s) {
+      if (s == first || k == kind::permanent) on.push_back(true);
+      else on.push_back(on.back() ? u(s) >= p_off : u(s) < p_on);
+    }
+    return on;
+  }
+};
 fault_lifetime parse_fault_lifetime(const std::string& text);  // value_error naming the choices
-const char* lifetime_name(fault_lifetime l);
 
 // What a plan's first firing did at its site, in call order: the draws a
 // defective GEMM made and each apply's elements and XOR masks.

@@ -6,19 +6,33 @@ recompute_service::recompute_service(const fault_site& site, const model_config&
                                      const fault_spec& spec, bool keep_state)
     : life_(life), spec_(spec), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
 
-void recompute_service::begin(dp_trainer* t) {
+void recompute_service::begin(dp_trainer* t, std::function<double(int64_t)> lifetime_u) {
   trainer_ = t;
   rec_ = {};
   before_.assign(t->replicas().size(), {});
-  step_ = -1;
+  step_ = episode_step_ = first_step_ = -1;
+  u_ = std::move(lifetime_u);
+  on_.clear();
 }
 
-step_injector& recompute_service::injector_for(step_injector& driver, int plan_rank, int64_t global_step) {
-  step_ = global_step;
-  if (life_ == fault_lifetime::permanent && rec_.device >= 0) return replaying_.emplace(rec_, spec_);
+bool recompute_service::active(int device) const {
+  return life_.recurs() && rec_.device >= 0 && device == rec_.device && episode_step_ >= first_step_ &&
+         on_[size_t(episode_step_ - first_step_)];
+}
+
+step_injector& recompute_service::injector_for(step_injector& driver, int plan_rank, int64_t episode_step, int64_t global_step) {
+  step_ = global_step, episode_step_ = episode_step;
+  if (rec_.device >= 0 && life_.recurs()) {
+    on_ = life_.states(first_step_, episode_step, u_);
+    if (episode_step > first_step_) {
+      if (active(rec_.device)) return replaying_.emplace(rec_, spec_);
+      return recording_.emplace(driver, nullptr);
+    }
+  }
   fault_recording* into = nullptr;
   if (rec_.device < 0 && driver.fires(plan_rank)) {
-    rec_.device = plan_rank, rec_.step = global_step;
+    rec_.device = plan_rank, rec_.step = global_step, first_step_ = episode_step;
+    on_ = {true};
     into = &rec_;
   }
   return recording_.emplace(driver, into);
@@ -32,7 +46,7 @@ void recompute_service::step_begins(int rank, const replica& rep, int64_t global
 recomputed_step recompute_service::recompute(int data_rank, int state_of, int device) {
   step_observer* obs = nullptr;
   std::optional<replaying_injector> replay;
-  if (life_ == fault_lifetime::permanent && device == rec_.device && step_ >= rec_.step) {
+  if (active(device)) {
     replay_sites_.arm(&replay.emplace(rec_, spec_));
     obs = &replay_sites_;
   }

@@ -5,6 +5,7 @@
 // before the step when a detector recomputes, and is the step_recomputer
 // those detectors call (protocol/views/training_view.hpp).
 #pragma once
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -21,17 +22,20 @@ class recompute_service final : public step_recomputer {
   recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life, const fault_spec& spec,
                     bool keep_state);
   bool keeps_state() const { return keep_; }
-  // A new episode on trainer t.
-  void begin(dp_trainer* t);
+  // A new episode on trainer t; lifetime_u(step): the episode's uniform draw
+  // for an intermittent fault's state at that step (its lifetime stream).
+  void begin(dp_trainer* t, std::function<double(int64_t)> lifetime_u);
   // The injector the step's sites use: `driver` (recorded when the plan fires
-  // on `plan_rank` for the first time), or the recording played back once a
-  // permanent fault exists. Valid until the next call.
-  step_injector& injector_for(step_injector& driver, int plan_rank, int64_t global_step);
+  // on `plan_rank` for the first time), or the recording played back on the
+  // steps a recurring fault is active. Valid until the next call.
+  step_injector& injector_for(step_injector& driver, int plan_rank, int64_t episode_step, int64_t global_step);
   // Rank `rank` is about to compute `global_step` from `rep` (after any fault in its state).
   void step_begins(int rank, const replica& rep, int64_t global_step);
   recomputed_step recompute(int data_rank, int state_of, int device) override;
 
  private:
+  // A recorded recurring fault acts on `device` at the current step.
+  bool active(int device) const;
   fault_lifetime life_;
   fault_spec spec_;
   bool keep_;
@@ -41,7 +45,10 @@ class recompute_service final : public step_recomputer {
   std::optional<recording_injector> recording_;
   std::optional<replaying_injector> replaying_;
   std::vector<param_set> before_;  // per rank
-  int64_t step_ = -1;
+  int64_t step_ = -1;               // global, the current step's
+  int64_t episode_step_ = -1, first_step_ = -1;  // the current one, the recorded fault's first (episode steps)
+  std::function<double(int64_t)> u_;
+  std::vector<bool> on_;  // the recorded fault's state per episode step from first_step_
 };
 
 }  // namespace sdc::train

@@ -4,6 +4,8 @@
 
 #include "foundation/io/digest.hpp"
 
+#include <boost/random/uniform_01.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -184,7 +186,7 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
   training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute)
-      : g_(parse_training_cell(c)), seed_(seed), fork_(fork_for(g_.config_path, g_.warmup, 0)),
+      : g_(parse_training_cell(c)), seed_(seed), cell_hash_(c.hash), fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms),
         hash_params_(hash_params),
         recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
@@ -206,7 +208,10 @@ class training_runner final : public episode_runner, public step_observer, publi
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
     trainer_ = std::make_unique<dp_trainer>(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
     trainer_->start_from(fork_->start);
-    recompute_.begin(trainer_.get());
+    recompute_.begin(trainer_.get(), [this, kind, trial](int64_t step) {
+      rng g = make_stream(seed_, cell_hash_, trial, kind, g_.faults.rank, step, stream_purpose::lifetime);
+      return boost::random::uniform_01<double>()(g);
+    });
     for (auto& v : views_) v.recomputer = recompute_.keeps_state() ? &recompute_ : nullptr;
     losses_.clear();
     data_id_ = (kind == trial_kind::faulty ? 0 : (1ull << 62)) + group;
@@ -223,7 +228,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   bool injects_in_step() const override { return true; }
   double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
   double run_step_injecting(int64_t step, step_injector& inj) override {
-    sites_.arm(&recompute_.injector_for(inj, g_.faults.rank, trainer_->global_step()));
+    sites_.arm(&recompute_.injector_for(inj, g_.faults.rank, step, trainer_->global_step()));
     const auto t0 = std::chrono::steady_clock::now();
     const step_record rec = trainer_->step(this);
     sites_.arm(nullptr);
@@ -250,11 +255,12 @@ class training_runner final : public episode_runner, public step_observer, publi
   // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
   // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic)
   // against what was injected: a clean episode's alarm is a correct result,
-  // a fault is as transient or persistent as its lifetime.
+  // a transient fault transient, a recurring one (permanent, intermittent:
+  // a device's) persistent.
   void judge(const verdict& v, trial_kind kind, metric_list& out) override {
     for (const auto& [name, label] : v.metrics)
       if (name == "rerun_label" && !std::isnan(label)) {
-        const double truth = kind == trial_kind::clean ? 0 : g_.lifetime == fault_lifetime::permanent ? 2 : 1;
+        const double truth = kind == trial_kind::clean ? 0 : g_.lifetime.recurs() ? 2 : 1;  // a recurring fault is a device's
         out.emplace_back("attribution_right", label == truth ? 1.0 : 0.0);
       }
   }
@@ -316,7 +322,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   void run_twin();
 
   training_cell g_;
-  uint64_t seed_;
+  uint64_t seed_, cell_hash_;
   std::shared_ptr<const fork_point> fork_;
   site_injector sites_;
   std::vector<training_step> views_;

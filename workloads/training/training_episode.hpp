@@ -23,7 +23,7 @@ struct training_cell {
   int64_t warmup = 20, steps = 8, per_twin = 4;
   fault_site site;    // the tensor (training_sites.hpp)
   fault_axes faults;  // fault, bit, element, count, when, rank (injectors/fault_axes.hpp)
-  fault_lifetime lifetime = fault_lifetime::transient;
+  fault_lifetime lifetime;  // transient unless the cell says otherwise
   double q = 1e-3;
   std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
   int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks
