@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <filesystem>
+#include <set>
 
 #include "cli_runner.hpp"
 #include "foundation/io/safetensors.hpp"
@@ -39,6 +40,18 @@ TEST(Cli, SameCellsWithOneOrTwoThreads) {
   for (const auto& c : a["cells"]) (c["skipped"].is_null() ? ran : skipped)++;
   EXPECT_GT(skipped, 0);
   EXPECT_GT(ran, 0);
+  // The throughput record counts the episodes of every runnable cell (not the
+  // detector rows), over the run's wall time and cores; show --brief prints it.
+  std::set<int64_t> runnable;
+  for (const auto& c : b["cells"])
+    if (c["skipped"].is_null()) runnable.insert(c["cell"].get<int64_t>());
+  const json& t = b["provenance"]["throughput"];
+  ASSERT_TRUE(t.is_object()) << b["provenance"].dump();
+  EXPECT_EQ(t["episodes"], int64_t(runnable.size()) * (b["suite"]["trials"]["faulty"].get<int64_t>() + b["suite"]["trials"]["clean"].get<int64_t>()));
+  EXPECT_EQ(t["cores"], 2);
+  EXPECT_GT(t["wall_seconds"].get<double>(), 0);
+  const auto brief = run_cli("show --brief " + d + "/b.json");
+  EXPECT_NE(brief.output.find("trials per second per core"), std::string::npos) << brief.output;
 }
 
 TEST(Cli, KilledRunResumesToTheSameCells) {
@@ -58,6 +71,7 @@ TEST(Cli, KilledRunResumesToTheSameCells) {
   EXPECT_EQ(killed2.code, 3) << killed2.output;
   const json resumed = run_ok(k_suite + " --threads 1 --resume", out);
   EXPECT_EQ(full["cells"].dump(), resumed["cells"].dump());
+  EXPECT_TRUE(resumed["provenance"]["throughput"].is_null()) << "part of a resumed run's episodes ran before: no throughput";
   EXPECT_FALSE(std::filesystem::exists(out + ".journal"));
 }
 
@@ -80,6 +94,7 @@ TEST(Cli, TwoShardsMergeIntoTheUnshardedRun) {
   ASSERT_EQ(m.code, 0) << m.output;
   const json merged = read_json(d + "/merged.json");
   EXPECT_EQ(whole["cells"].dump(), merged["cells"].dump());
+  EXPECT_TRUE(merged["provenance"]["throughput"].is_null()) << "shards run apart have no one wall time";
   auto v = run_cli("validate " + d + "/merged.json");
   EXPECT_EQ(v.code, 0) << v.output;
   // A missing shard is an error.

@@ -200,11 +200,21 @@ json run_campaign(const run_options& o) {
       cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n]) : complete_cell(s, ex.cells[n], o.threads, chunks[n]));
   }
   json prov = setup->prov;
+  const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
   if (job.in_job) {
-    const json jp = job_provenance(job, comm, std::chrono::duration<double>(clock_type::now() - t0).count());
+    const json jp = job_provenance(job, comm, wall);
     if (!lead) return nullptr;  // rank 0 writes the result set
     prov["job"] = jp;
   }
+  // The campaign's throughput, the headline a user compares with other
+  // injectors: the episodes this run computed over its wall time and cores.
+  // Not measured for a resumed run (part of its episodes ran before).
+  int64_t ran = 0;
+  for (size_t n : todo) ran += ex.skipped[n] ? 0 : per_cell;
+  prov["throughput"] = resumed ? json(nullptr)
+                               : json{{"episodes", ran},
+                                      {"wall_seconds", wall},
+                                      {"cores", int64_t(o.threads) * (job.in_job ? int64_t(job.size) : 1)}};
   progress.finish();
 
   json cells = json::array(), recordings = json::array(), timing = json::array();

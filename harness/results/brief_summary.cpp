@@ -67,7 +67,22 @@ std::string brief_table(const json& r) {
   return out + t.render() +
          "counts pooled over each detector's cells; * detector seconds (encoding and checks, encoding every trial as "
          "the campaign does) / workload kernel seconds in this run, not the cost beside an optimized kernel: bench/ "
-         "measures that\n";
+         "measures that\n" +
+         throughput_line(r);
+}
+
+std::string throughput_line(const json& r) {
+  const json& p = r["provenance"];
+  if (!p.contains("throughput") || !p["throughput"].is_object()) return "";
+  const json& t = p["throughput"];
+  const double episodes = t["episodes"].get<double>(), core_seconds = t["wall_seconds"].get<double>() * t["cores"].get<double>();
+  if (episodes <= 0 || core_seconds <= 0) return "";
+  const bool training = r["suite"]["workload"] == "training";
+  const std::string rate = training ? fmt::format("{:.0f} episodes per hour per core", 3600 * episodes / core_seconds)
+                                    : fmt::format("{:.0f} trials per second per core", episodes / core_seconds);
+  return fmt::format("throughput: {} ({} {} in {:.1f} s on {} cores, setup included; {})\n", rate, t["episodes"].get<int64_t>(),
+                     training ? "episodes" : "trials", t["wall_seconds"].get<double>(), t["cores"].get<int64_t>(),
+                     p.value("cpu", "this machine"));
 }
 
 }  // namespace sdc

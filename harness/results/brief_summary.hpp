@@ -7,5 +7,8 @@
 namespace sdc {
 
 std::string brief_table(const nlohmann::json& result);
+// "throughput: N trials per second per core (...)" (training: episodes per
+// hour per core) from provenance.throughput; "" when the set has none.
+std::string throughput_line(const nlohmann::json& result);
 
 }  // namespace sdc
