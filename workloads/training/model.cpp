@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <mpfr.h>
 
 #include "workloads/training/fixed_gemm.hpp"
 
@@ -65,7 +66,9 @@ struct forward_state {
     sizes.back() = w.size(0);
     return y.reshape(sizes);
   }
-  Tensor linear(const Tensor& x, const std::string& name) { return linear(x, at(name + ".weight"), at(name + ".bias")); }
+  Tensor linear(const Tensor& x, const std::string& name) {
+    return linear(x, at(name + ".weight"), c.bias ? at(name + ".bias") : Tensor());
+  }
 
   Tensor norm(const Tensor& x, const std::string& name) const {
     const Tensor xf = x.to(torch::kFloat);
@@ -117,10 +120,48 @@ const char* gemm_pass_name(gemm_pass p) {
 
 std::vector<std::string> linear_names(const model_config& c) {
   std::vector<std::string> n;
-  for (int l = 0; l < c.layers; ++l)
-    for (const char* s : {"attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2"}) n.push_back(fmt::format("blocks.{}.{}", l, s));
+  const std::vector<const char*> mlp = c.swiglu ? std::vector<const char*>{"mlp.gate", "mlp.up", "mlp.down"}
+                                                : std::vector<const char*>{"mlp.fc1", "mlp.fc2"};
+  for (int l = 0; l < c.layers; ++l) {
+    for (const char* s : {"attn.qkv", "attn.proj"}) n.push_back(fmt::format("blocks.{}.{}", l, s));
+    for (const char* s : mlp) n.push_back(fmt::format("blocks.{}.{}", l, s));
+  }
   n.push_back("head");
   return n;
+}
+
+torch::Tensor rope_table(int64_t seq, int64_t head_width) {
+  // cos and sin of t * 10000^(-2i/D) for t < seq, i < D/2 (LLaMA's theta),
+  // each correctly rounded to fp32 by MPFR: glibc's cos and sin have
+  // CPU-dependent variants, and the table must be the same on every CPU.
+  const int64_t half = head_width / 2;
+  torch::Tensor t = torch::empty({2, seq, half}, torch::kFloat);
+  auto a = t.accessor<float, 3>();
+  mpfr_t x, f, v;
+  mpfr_inits2(128, x, f, v, (mpfr_ptr)nullptr);
+  for (int64_t i = 0; i < half; ++i) {
+    mpfr_set_si(f, -2 * i, MPFR_RNDN);
+    mpfr_div_si(f, f, head_width, MPFR_RNDN);
+    mpfr_ui_pow(f, 10000, f, MPFR_RNDN);  // the inverse frequency
+    for (int64_t p = 0; p < seq; ++p) {
+      mpfr_mul_si(x, f, p, MPFR_RNDN);
+      mpfr_cos(v, x, MPFR_RNDN);
+      a[0][p][i] = mpfr_get_flt(v, MPFR_RNDN);
+      mpfr_sin(v, x, MPFR_RNDN);
+      a[1][p][i] = mpfr_get_flt(v, MPFR_RNDN);
+    }
+  }
+  mpfr_clears(x, f, v, (mpfr_ptr)nullptr);
+  return t;
+}
+
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& table) {
+  // x [B, H, T, D], rotated in fp32 as LLaMA's rotate_half pairs element i with i + D/2.
+  const int64_t T = x.size(2), half = x.size(3) / 2;
+  const torch::Tensor xf = x.to(torch::kFloat);
+  const torch::Tensor c = table[0].slice(0, 0, T), s = table[1].slice(0, 0, T);
+  const torch::Tensor x1 = xf.slice(-1, 0, half), x2 = xf.slice(-1, half);
+  return torch::cat({x1 * c - x2 * s, x2 * c + x1 * s}, -1);
 }
 
 param_set init_params(const model_config& c, at::Generator& gen) {
@@ -133,26 +174,32 @@ param_set init_params(const model_config& c, at::Generator& gen) {
     p.names.push_back(name);
     p.tensors.push_back(t.set_requires_grad(true));
   };
-  const int64_t w = c.width;
+  const int64_t w = c.width, f = c.ffn_width();
   const double proj_std = 0.02 / std::sqrt(2.0 * c.layers);  // GPT-2's scaled residual projections
   add("tok_emb", {c.vocab, w}, 0.02, true);
-  add("pos_emb", {c.seq, w}, 0.01, true);
+  if (!c.rope) add("pos_emb", {c.seq, w}, 0.01, true);
   auto norm = [&](const std::string& n) {
     add(n + ".weight", {w}, 1.0, false);
     if (!c.rmsnorm) add(n + ".bias", {w}, 0.0, false);
   };
+  auto linear = [&](const std::string& n, int64_t out, int64_t in, double std) {
+    add(n + ".weight", {out, in}, std, true);
+    if (c.bias) add(n + ".bias", {out}, 0.0, false);
+  };
   for (int l = 0; l < c.layers; ++l) {
     const std::string b = fmt::format("blocks.{}.", l);
     norm(b + "norm1");
-    add(b + "attn.qkv.weight", {3 * w, w}, 0.02, true);
-    add(b + "attn.qkv.bias", {3 * w}, 0.0, false);
-    add(b + "attn.proj.weight", {w, w}, proj_std, true);
-    add(b + "attn.proj.bias", {w}, 0.0, false);
+    linear(b + "attn.qkv", 3 * w, w, 0.02);
+    linear(b + "attn.proj", w, w, proj_std);
     norm(b + "norm2");
-    add(b + "mlp.fc1.weight", {4 * w, w}, 0.02, true);
-    add(b + "mlp.fc1.bias", {4 * w}, 0.0, false);
-    add(b + "mlp.fc2.weight", {w, 4 * w}, proj_std, true);
-    add(b + "mlp.fc2.bias", {w}, 0.0, false);
+    if (c.swiglu) {
+      linear(b + "mlp.gate", f, w, 0.02);
+      linear(b + "mlp.up", f, w, 0.02);
+      linear(b + "mlp.down", w, f, proj_std);
+    } else {
+      linear(b + "mlp.fc1", f, w, 0.02);
+      linear(b + "mlp.fc2", w, f, proj_std);
+    }
   }
   norm("norm_f");
   if (!c.tied_head) add("head.weight", {c.vocab, w}, 0.02, true);
@@ -162,19 +209,28 @@ param_set init_params(const model_config& c, at::Generator& gen) {
 Tensor forward(const model_config& c, const param_set& p, const Tensor& tokens, const forward_options& o) {
   forward_state s{c, p, o};
   const int64_t B = tokens.size(0), T = tokens.size(1), H = c.heads, D = c.width / c.heads;
-  Tensor x = torch::embedding(s.at("tok_emb"), tokens) + s.at("pos_emb").slice(0, 0, T);
+  Tensor x = torch::embedding(s.at("tok_emb"), tokens);
+  if (!c.rope) x = x + s.at("pos_emb").slice(0, 0, T);
   x = s.dropout(x);
+  const Tensor rope = c.rope ? rope_table(c.seq, D) : Tensor();
   const Tensor causal = torch::ones({T, T}, torch::kBool).triu(1);
   for (int l = 0; l < c.layers; ++l) {
     const std::string b = fmt::format("blocks.{}.", l);
     const Tensor qkv = s.linear(s.norm(x, b + "norm1"), b + "attn.qkv").view({B, T, 3, H, D}).permute({2, 0, 3, 1, 4});
-    const Tensor q = qkv[0], k = qkv[1], v = qkv[2];
+    const Tensor q = c.rope ? s.gemm_in(apply_rope(qkv[0], rope)) : qkv[0], k = c.rope ? s.gemm_in(apply_rope(qkv[1], rope)) : qkv[1],
+                 v = qkv[2];
     Tensor att = mixed_matmul(q, k.transpose(-2, -1)).to(torch::kFloat) / std::sqrt(double(D));
     att = s.dropout(torch::softmax(att.masked_fill(causal, -INFINITY), -1));
     const Tensor y = mixed_matmul(s.gemm_in(att), v).transpose(1, 2).reshape({B, T, c.width});
     x = x + s.dropout(s.linear(y, b + "attn.proj"));
-    const Tensor h = torch::gelu(s.linear(s.norm(x, b + "norm2"), b + "mlp.fc1"));
-    x = x + s.dropout(s.linear(h, b + "mlp.fc2"));
+    const Tensor n2 = s.norm(x, b + "norm2");
+    if (c.swiglu) {  // LLaMA's MLP: down(silu(gate x) * up x), the gate's activation in fp32
+      const Tensor g = s.linear(n2, b + "mlp.gate"), u = s.linear(n2, b + "mlp.up");
+      x = x + s.dropout(s.linear(torch::silu(g.to(torch::kFloat)) * u.to(torch::kFloat), b + "mlp.down"));
+    } else {
+      const Tensor h = torch::gelu(s.linear(n2, b + "mlp.fc1"));
+      x = x + s.dropout(s.linear(h, b + "mlp.fc2"));
+    }
   }
   x = s.norm(x, "norm_f");
   const Tensor& head = c.tied_head ? s.at("tok_emb") : s.at("head.weight");

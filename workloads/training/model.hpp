@@ -5,9 +5,11 @@
 // dropout) comes from a generator the caller owns, so two replicas given the
 // same seed are bit-identical whatever thread runs them.
 //
-// Token and position embeddings; pre-norm blocks (LayerNorm or RMSNorm,
-// causal multi-head attention, a GELU MLP); a final norm; a head tied to the
-// token embedding or separate. Mixed precision as torch.autocast("cpu",
+// Token and position embeddings (learned, or rotary on q and k); pre-norm
+// blocks (LayerNorm or RMSNorm, causal multi-head attention, a GELU MLP or
+// LLaMA's SwiGLU); a final norm; a head tied to the token embedding or
+// separate; biases in the linear layers or none. The LLaMA-style decoder is
+// RMSNorm + SwiGLU + RoPE + an untied head + no biases. Mixed precision as torch.autocast("cpu",
 // bfloat16) does it: the GEMMs (linear layers, attention products) run in
 // bf16, norms, softmax and the loss in fp32; master weights are fp32.
 #pragma once
@@ -55,6 +57,12 @@ torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, cons
 
 // The model's linear layers by name ("blocks.0.mlp.fc1"), in call order.
 std::vector<std::string> linear_names(const model_config& c);
+
+// Rotary position embeddings (LLaMA, theta 10000): cos and sin [2, seq, D/2]
+// of t * 10000^(-2i/D), correctly rounded to fp32 (MPFR); and x [B, H, T, D]
+// rotated by them in fp32, pairing element i with i + D/2 (rotate_half).
+torch::Tensor rope_table(int64_t seq, int64_t head_width);
+torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& table);
 
 struct forward_options {
   gemm_hook* hook = nullptr;

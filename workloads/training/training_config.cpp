@@ -97,10 +97,17 @@ train_config parse_train_config(const json& j, const std::string& file, const st
   c.model.rmsnorm = get<std::string>(m, "norm", "layernorm") == "rmsnorm";
   c.model.dropout = get(m, "dropout", c.model.dropout);
   c.model.bf16 = get<std::string>(m, "precision", "fp32") == "bf16";
+  c.model.swiglu = get<std::string>(m, "mlp", "gelu") == "swiglu";
+  c.model.rope = get<std::string>(m, "positions", "learned") == "rope";
+  c.model.bias = get(m, "bias", c.model.bias);
+  c.model.ffn = get(m, "ffn", c.model.ffn);
+  if (c.model.rope && (c.model.width / c.model.heads) % 2 != 0)
+    fail("/model/positions", fmt::format("rope needs an even head width; width {} / heads {} is odd", c.model.width, c.model.heads));
   if (c.model.width % c.model.heads != 0)
     fail("/model/heads", fmt::format("a divisor of width {}; got {}", c.model.width, c.model.heads));
-  // Twelve width^2 matrices a block (attention and a 4x MLP) and the embeddings.
-  const double params = 12.0 * c.model.layers * double(c.model.width) * c.model.width + double(c.model.vocab + c.model.seq) * c.model.width;
+  // Four width^2 matrices of attention and the MLP's two or three width x ffn a block, and the embeddings.
+  const double w = c.model.width, mlp = (c.model.swiglu ? 3.0 : 2.0) * w * c.model.ffn_width();
+  const double params = c.model.layers * (4.0 * w * w + mlp) + double(c.model.vocab + c.model.seq) * w;
   if (params > 2e9)
     fail("/model/width", fmt::format("a model of at most 2e9 parameters (this machine's memory); layers {} x width {} make {:.3g}",
                                      c.model.layers, c.model.width, params));
@@ -142,9 +149,17 @@ json describe(const train_config& c) {
     return json{{"lr", o.lr}, {"min_lr_ratio", o.min_lr_ratio}, {"warmup", o.warmup}, {"total", o.total},
                 {"weight_decay", o.weight_decay}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"clip", o.clip}};
   };
-  return {{"model", {{"layers", m.layers}, {"width", m.width}, {"heads", m.heads}, {"seq", m.seq}, {"vocab", m.vocab},
-                     {"tied_head", m.tied_head}, {"norm", m.rmsnorm ? "rmsnorm" : "layernorm"}, {"dropout", m.dropout},
-                     {"precision", m.bf16 ? "bf16" : "fp32"}}},
+  json model = {{"layers", m.layers}, {"width", m.width}, {"heads", m.heads}, {"seq", m.seq}, {"vocab", m.vocab},
+                {"tied_head", m.tied_head}, {"norm", m.rmsnorm ? "rmsnorm" : "layernorm"}, {"dropout", m.dropout},
+                {"precision", m.bf16 ? "bf16" : "fp32"}};
+  // The LLaMA-style fields only where they differ from the GPT-style defaults:
+  // a configuration written before them keeps its description (and its hash,
+  // which names the cached pretrained checkpoint).
+  if (m.swiglu) model["mlp"] = "swiglu";
+  if (m.rope) model["positions"] = "rope";
+  if (!m.bias) model["bias"] = false;
+  if (m.ffn > 0) model["ffn"] = m.ffn;
+  return {{"model", model},
           {"optim", optim(c.optim)},
           {"ranks", c.dp.ranks}, {"micro_batch", c.dp.micro_batch}, {"buckets", c.dp.bf16_buckets ? "bf16" : "fp32"},
           {"seed_policy", seed_policy_name(c.dp.policy)}, {"seed", c.dp.seed}, {"steps", c.steps},

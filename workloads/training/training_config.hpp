@@ -21,6 +21,12 @@ struct model_config {
   bool rmsnorm = false;
   double dropout = 0.0;
   bool bf16 = false;  // GEMMs in bf16 (autocast), else all fp32
+  // LLaMA-style blocks: a SwiGLU MLP (down(silu(gate x) * up x)) instead of
+  // GELU's fc1/fc2, rotary position embeddings on q and k instead of learned
+  // ones, no biases in the linear layers.
+  bool swiglu = false, rope = false, bias = true;
+  int ffn = 0;  // the MLP's hidden width; 0: 4 x width (GELU), LLaMA's 8/3 x width up to a multiple of 8 (SwiGLU)
+  int ffn_width() const { return ffn > 0 ? ffn : swiglu ? (8 * width / 3 + 7) / 8 * 8 : 4 * width; }
   // "": valid; else what is wrong, naming the field.
   std::string invalid() const;
 };
