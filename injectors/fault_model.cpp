@@ -1,6 +1,7 @@
 #include "injectors/fault_model.hpp"
 
 #include <algorithm>
+#include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 #include <fmt/format.h>
@@ -24,14 +25,14 @@ constexpr model_name k_plain[] = {
 
 std::string expected_models() {
   return "bitflip, bitflip_random(K,FIELD), flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, "
-         "multiply(F), add(D), set_max, bitflip_designed, exp_growth";
+         "multiply(F), add(D), mix(S,N), set_max, bitflip_designed, exp_growth";
 }
 
 }  // namespace
 
 std::vector<std::string> fault_model_names() {
   return {"bitflip", "bitflip_random(K,FIELD)", "flip_0to1", "flip_1to0", "stuck_at_0",
-          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "set_max", "bitflip_designed", "exp_growth"};
+          "stuck_at_1", "random_value", "multiply(F)", "add(D)", "mix(S,N)", "set_max", "bitflip_designed", "exp_growth"};
 }
 
 std::string fault_model::text() const {
@@ -39,6 +40,7 @@ std::string fault_model::text() const {
     case kind::multiply: return fmt::format("multiply({})", factor);
     case kind::add: return fmt::format("add({})", factor);
     case kind::bitflip_random: return fmt::format("bitflip_random({},{})", count, field.text);
+    case kind::mix: return fmt::format("mix({},{})", factor, nonfinite);
     default:
       for (const auto& m : k_plain)
         if (m.k == k) return std::string(m.name);
@@ -75,6 +77,21 @@ fault_model parse_fault_model(std::string_view text) {
       throw value_error(std::string(name) + (m.k == fault_model::kind::add ? "(D): D" : "(F): F") +
                         " must be a finite number; got '" + *a + "'");
     }
+    return m;
+  }
+  if (auto a = args_of("mix")) {
+    m.k = fault_model::kind::mix;
+    const auto comma = a->find(',');
+    auto prob = [](const std::string& v) {
+      size_t used = 0;
+      double p = -1;
+      try { p = std::stod(v, &used); } catch (const std::exception&) {}
+      if (used != v.size() || !(p >= 0 && p <= 1)) throw value_error("mix(S,N): S and N must be probabilities in [0, 1]; got '" + v + "'");
+      return p;
+    };
+    if (comma == std::string::npos) throw value_error("mix(S,N): expected two arguments; got '" + *a + "'");
+    m.factor = prob(a->substr(0, comma)), m.nonfinite = prob(a->substr(comma + 1));
+    if (m.factor + m.nonfinite > 1) throw value_error(fmt::format("mix(S,N): S + N must be at most 1; got {} + {}", m.factor, m.nonfinite));
     return m;
   }
   if (auto a = args_of("bitflip_random")) {
@@ -152,6 +169,17 @@ std::optional<uint64_t> apply_fault(const fault_model& m, const format& f, const
       }
       return old_bits ^ flip;
     }
+    case fault_model::kind::mix: {
+      const double u = boost::random::uniform_01<double>()(g);
+      if (u < m.factor) return old_bits ^ (1ull << boost::random::uniform_int_distribution<int>(0, f.bits - 1)(g));
+      if (u < m.factor + m.nonfinite) {
+        const uint64_t inf = ((1ull << f.exp_bits) - 1) << f.mant_bits, sign = old_bits & (1ull << f.sign_bit());
+        return sign | inf | (boost::random::uniform_int_distribution<int>(0, 1)(g) ? f.quiet_bit() : 0);
+      }
+      fault_model r;
+      r.k = fault_model::kind::random_value;
+      return apply_fault(r, f, bits, old_bits, g);
+    }
     case fault_model::kind::random_value: {
       boost::random::uniform_int_distribution<uint64_t> u(0, f.mask());
       for (;;) {
@@ -205,6 +233,11 @@ std::optional<std::vector<int>> resolve_fault_bits(const fault_model& m, const b
   if (m.k == fault_model::kind::bitflip_designed && !f.is_float()) {
     *axis = "fault";
     *why = "bitflip_designed sets an exponent bit: " + std::string(f.name) + " has no exponent";
+    return std::nullopt;
+  }
+  if (m.k == fault_model::kind::mix && m.nonfinite > 0 && (!f.is_float() || f.specials != special_style::ieee)) {
+    *axis = "fault";
+    *why = m.text() + ": NaN and Inf need an IEEE float format; " + std::string(f.name) + " has none";
     return std::nullopt;
   }
   if (m.k == fault_model::kind::bitflip_random) {

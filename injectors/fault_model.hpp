@@ -9,6 +9,12 @@
 //   multiply(F)        value * F, rounded to the format ("multiply" of 003)
 //   add(D)             value + D, rounded to the format (000's shifted mixtures)
 //   set_max            the largest finite magnitude, sign kept
+//   mix(S,N)           the measured mix of corrupted values: per fault, with probability S
+//                      one random bit of the element flips, with probability N it becomes
+//                      NaN or +-Inf (equally likely, sign kept: float formats only), and
+//                      otherwise a random_value (a multi-bit corruption; about half the bits
+//                      differ). GPU SDC studies find single-bit flips a minority of corrupted
+//                      values and NaN/Inf about 1 % (issue 32): e.g. mix(0.3,0.01)
 //   bitflip_designed   set the highest exponent bit that is 0 (003's `bitflip_designed`);
 //                      directed: an element whose exponent is all ones is resampled
 //   exp_growth         000's eq. 2 (000_60f7924e74842bcb.txt): x 2^(2^(n-i-1)) for the
@@ -33,9 +39,10 @@
 namespace sdc {
 
 struct fault_model {
-  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max, bitflip_designed, exp_growth };
+  enum class kind { bitflip, bitflip_random, flip_0to1, flip_1to0, stuck_at_0, stuck_at_1, random_value, multiply, add, set_max, bitflip_designed, exp_growth, mix };
   kind k = kind::bitflip;
-  double factor = 1;    // multiply: F; add: D
+  double factor = 1;    // multiply: F; add: D; mix: S
+  double nonfinite = 0;  // mix: N
   int count = 1;        // bitflip_random
   bit_set_ref field{};  // bitflip_random
 
@@ -44,6 +51,8 @@ struct fault_model {
   bool uses_bit_axis() const;
   // Whether the model applies to a site only when the site's bits allow it.
   bool is_directed() const { return k == kind::flip_0to1 || k == kind::flip_1to0 || k == kind::bitflip_designed; }
+  // Whether the new bits come from random draws (a recurring fault replays them as XOR masks).
+  bool draws_values() const { return k == kind::bitflip_random || k == kind::random_value || k == kind::mix; }
 };
 
 fault_model parse_fault_model(std::string_view text);

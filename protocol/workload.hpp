@@ -69,11 +69,25 @@ struct episode_shape {
   int64_t steps = 1;
 };
 
+// What a faulty training episode did, read off its loss and validation-loss
+// trajectories against clean runs' noise band (the four failure modes of
+// LLM-PRISM, 2026, plus masked and non_finite; thresholds in METHODOLOGY.md
+// "Outcome labels", the rule in workloads/training/outcome_labels.hpp).
+enum class trajectory_label { masked, spike_and_recover, spike_and_degrade, silent_degradation, gradual_drift, non_finite };
+inline constexpr int k_trajectory_label_count = 6;
+inline const char* trajectory_label_name(trajectory_label l) {
+  constexpr const char* names[] = {"masked", "spike_and_recover", "spike_and_degrade", "silent_degradation", "gradual_drift", "non_finite"};
+  return names[int(l)];
+}
+
 // How much a faulty episode's fault mattered: its significance band and the
-// workload's declared ground-truth metrics.
+// workload's declared ground-truth metrics; where the workload labels
+// trajectories, the label and the per-step curves it read (series).
 struct episode_truth {
   significance band = significance::masked;
   metric_list metrics;
+  std::optional<trajectory_label> label;
+  series_list series;
 };
 
 // The cell's fault plan, applied from inside a step: for runners whose fault
@@ -157,6 +171,9 @@ class workload {
   // result set's provenance.numerics; null: nothing). Cells of two runs are
   // comparable across CPUs when these match (METHODOLOGY.md).
   virtual nlohmann::json numerics() const { return nullptr; }
+  // The input files the cells read beyond the suite (the result set's
+  // provenance.inputs: an array of {role, path, bytes, sha256}; null: none).
+  virtual nlohmann::json inputs(const std::vector<cell>&) const { return nullptr; }
 };
 
 // The cell's shared fault axes (injectors/fault_axes.hpp), parsed once.

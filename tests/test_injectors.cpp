@@ -291,3 +291,36 @@ TEST(Injectors, MaxAbsSiteMultipliesEveryElementTiedForTheLargestMagnitude) {
   EXPECT_EQ(parse_site_rule("max_abs").text(), "max_abs");
   EXPECT_THROW(single_site("max_abs"), std::exception);
 }
+
+// mix(S,N): the three branches in their proportions, each doing what it says.
+TEST(Injectors, MixDrawsSingleFlipsNonFiniteAndRandomValuesInProportion) {
+  const format& f = fp32();
+  const auto m = parse_fault_model("mix(0.3,0.1)");
+  EXPECT_EQ(m.text(), "mix(0.3,0.1)");
+  std::string why, axis;
+  const auto bits = resolve_fault_bits(m, parse_bit_choice("none"), f, &why, &axis);
+  ASSERT_TRUE(bits) << why;
+  rng g = make_stream(7, 7, 7, trial_kind::faulty, stream_purpose::fault);
+  const uint64_t old = encode(f, -0.75);
+  int single = 0, nonfinite = 0, other = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t b = *apply_fault(m, f, *bits, old, g);
+    ASSERT_NE(b, old);
+    const double x = decode(f, b);
+    if (std::popcount(b ^ old) == 1) ++single;
+    else if (!std::isfinite(x) && (b >> 31) == 1 && ((b >> 23) & 0xff) == 0xff) ++nonfinite;  // sign kept, exponent all ones
+    else ++other;
+  }
+  // Binomial 4-sigma bands around 0.3, 0.1 (a random value is single-bit or non-finite rarely: 32/2^32, 2^24/2^32).
+  EXPECT_NEAR(single / double(n), 0.3, 4 * std::sqrt(0.3 * 0.7 / n));
+  EXPECT_NEAR(nonfinite / double(n), 0.1 + 0.6 / 256, 4 * std::sqrt(0.1 * 0.9 / n) + 0.6 / 256);
+  EXPECT_NEAR(other / double(n), 0.6, 4 * std::sqrt(0.6 * 0.4 / n) + 0.6 / 256);
+  // Refused: probabilities out of range or summing past 1, and NaN/Inf in an integer format.
+  EXPECT_THROW(parse_fault_model("mix(0.7,0.4)"), std::exception);
+  EXPECT_THROW(parse_fault_model("mix(-0.1,0)"), std::exception);
+  EXPECT_THROW(parse_fault_model("mix(0.5)"), std::exception);
+  EXPECT_FALSE(resolve_fault_bits(m, parse_bit_choice("none"), s8(), &why, &axis));
+  EXPECT_EQ(axis, "fault");
+  EXPECT_TRUE(resolve_fault_bits(parse_fault_model("mix(0.5,0)"), parse_bit_choice("none"), s8(), &why, &axis));
+}

@@ -1,5 +1,7 @@
 #include "harness/campaign/cell_summary.hpp"
 
+#include "harness/campaign/label_summary.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -154,6 +156,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
   for (const auto& r : results) kernel_s += r.kernel_seconds, kernel_runs += r.kernel_ran, checked += !r.skipped;
   std::vector<int64_t> skipped_trials;
   std::map<std::string, std::vector<double>> truth[2];
+  series_values truth_curves;
   for (int64_t t = 0; t < nf; ++t) {
     const auto& r = results[size_t(t)];
     if (r.skipped) {
@@ -161,7 +164,9 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
       continue;
     }
     for (const auto& [name, v] : r.truth.metrics) truth[1][name].push_back(v);
+    gather_series(r.truth.series, true, truth_curves);
   }
+  const bool labelled = has_labels(results, nf);
   for (size_t d = 0; d < s.detectors.size(); ++d) {
     outcome_bits fbits{size_t(nf)}, cbits{size_t(nc)};
     int64_t counts[k_outcome_count] = {}, band_n[k_significance_count] = {}, band_d[k_significance_count] = {};
@@ -247,6 +252,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     summarize_named(truth, wm);
     summarize_named(judged, wm);
     rec["workload_metrics"] = wm;
+    if (labelled) rec["by_label"] = by_label_json(results, nf, d), rec["workload_series"] = series_json(truth_curves);
     rec["reference"] = reference_for(s, c, det.label);
     out.records.push_back(rec);
     out.timing.push_back({{"cell", c.index},

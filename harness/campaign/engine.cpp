@@ -109,6 +109,7 @@ campaign_setup set_up(const run_options& o, const std::string& started) {
   c.prov = provenance(o.argv, o.threads, c.s.seed, started, int8_gemm_kernel_name());  // the git state that runs the cells
   if (json n = c.s.wl->numerics(); !n.is_null()) c.prov["numerics"] = std::move(n);
   c.ex = expand(c.s);
+  if (json in = c.s.wl->inputs(c.ex.cells); !in.is_null()) c.prov["inputs"] = std::move(in);
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count)
     throw input_error("--shard", fmt::format("{}/{}", o.shard_index, o.shard_count), "expected I/N with 0 <= I < N");
   c.header = journal_header(c.s, o, c.ex.cells.size());

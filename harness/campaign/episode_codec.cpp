@@ -36,9 +36,11 @@ json episode_json(const episode_result& e) {
                  {"m", metrics_json(x.metrics)}, {"j", metrics_json(x.judged)}, {"q", series_json(x.series)}, {"t", x.seconds}});
   json rec = json::array();
   for (const auto& r : e.recordings) rec.push_back({{"m", metrics_json(r.metrics)}, {"q", series_json(r.series)}});
-  return {{"skipped", e.skipped}, {"reason", e.skip_reason}, {"steps", e.steps}, {"band", int(e.truth.band)},
-          {"truth", metrics_json(e.truth.metrics)}, {"detectors", d}, {"recordings", rec},
-          {"kernel_seconds", e.kernel_seconds}, {"kernel_ran", e.kernel_ran}};
+  json j = {{"skipped", e.skipped}, {"reason", e.skip_reason}, {"steps", e.steps}, {"band", int(e.truth.band)},
+            {"truth", metrics_json(e.truth.metrics)}, {"detectors", d}, {"recordings", rec},
+            {"kernel_seconds", e.kernel_seconds}, {"kernel_ran", e.kernel_ran}};
+  if (e.truth.label) j["label"] = int(*e.truth.label), j["truth_series"] = series_json(e.truth.series);
+  return j;
 }
 
 // Integers and enums from bytes that may come from a file (a resumed
@@ -70,6 +72,10 @@ episode_result episode_of(const json& j) {
   e.skipped = j.at("skipped"), e.skip_reason = j.at("reason"), e.steps = int_of(j.at("steps"), "steps");
   e.truth.band = enum_of<significance>(j.at("band"), k_significance_count, "significance band");
   e.truth.metrics = metrics_of(j.at("truth"));
+  if (j.contains("label")) {
+    e.truth.label = enum_of<trajectory_label>(j.at("label"), k_trajectory_label_count, "trajectory label");
+    e.truth.series = series_of(j.at("truth_series"));
+  }
   for (const auto& x : j.at("detectors")) {
     detector_episode d;
     d.result = enum_of<outcome>(x.at("r"), k_outcome_count, "outcome");

@@ -23,5 +23,6 @@ void step_series_charts(const json& r, const std::string& id, std::vector<chart>
 void timeline_chart(const json& r, const std::string& id, std::vector<chart>& out);       // training_charts.cpp
 void localization_chart(const json& r, const std::string& id, std::vector<chart>& out);
 void overhead_chart(const json& r, const std::string& id, std::vector<chart>& out);
+void outcome_charts(const json& r, const std::string& id, std::vector<chart>& out);       // outcome_charts.cpp
 
 }  // namespace sdc::report

@@ -5,8 +5,8 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
+#include <zlib.h>
 
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
@@ -143,13 +143,20 @@ std::string read_corpus(const std::string& path) {
   } else {
     throw input_error(path, "corpus", "a text file or a folder of text files; it does not exist");
   }
+  // zlib's gzread reads gzip and dictzip (.dz: dictd's, gzip with an index)
+  // files and passes other files through unchanged: one reader for fortunes'
+  // plain text and dict-gcide's compressed dictionary.
   std::string text;
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
+    gzFile in = gzopen(f.c_str(), "rb");
     if (!in) throw input_error(f.string(), "corpus", "a readable text file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text += ss.str();
+    char buf[1 << 16];
+    int n = 0;
+    while ((n = gzread(in, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+    int err = Z_OK;
+    const std::string why = n < 0 ? gzerror(in, &err) : "";
+    gzclose(in);
+    if (n < 0) throw input_error(f.string(), "corpus", "a readable text file or gzip/dictzip stream (" + why + ")");
   }
   text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());  // NUL is the end byte
   if (text.size() < 2) throw input_error(path, "corpus", "at least two bytes of text");

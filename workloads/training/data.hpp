@@ -34,7 +34,8 @@ std::vector<instruction_example> generate_instructions(int64_t n, uint64_t seed)
 std::vector<instruction_example> read_alpaca(const std::string& path);
 
 // The text of a file, or of every regular file of a folder (sorted by name;
-// fortune's index files *.dat are left out). Throws value_error if empty.
+// fortune's index files *.dat are left out); gzip and dictzip (.gz, .dz)
+// files are decompressed. Throws input_error if empty or unreadable.
 std::string read_corpus(const std::string& path);
 
 // torch.utils.data.DistributedSampler(shuffle=True, drop_last=False): a

@@ -65,7 +65,7 @@ double recording_injector::uniform01() {
 // call past the recording, or of the other kind, injects nothing.
 bool replaying_injector::apply(fault_target& t) {
   if (next_ >= r_.events.size() || r_.events[next_].draw) return true;
-  const bool draws = spec_.model.k == fault_model::kind::bitflip_random || spec_.model.k == fault_model::kind::random_value;
+  const bool draws = spec_.model.draws_values();
   rng unused(0);  // the other models draw nothing
   for (const auto& [i, mask] : r_.events[next_++].flips) {
     if (i < 0 || i >= t.rows() * t.cols()) continue;

@@ -120,7 +120,7 @@ train_config parse_train_config(const json& j, const std::string& file, const st
   c.dp.policy = parse_seed_policy(get<std::string>(j, "seed_policy", "S1-1"));  // one of the schema's three
   c.dp.seed = get<uint64_t>(j, "seed", 1);
   c.data = get(j, "data", c.data);
-  if (c.data != "generated") c.data = resolve(c.data, base_dir);
+  if (c.data != "generated" && c.data != "corpus") c.data = resolve(c.data, base_dir);
   c.examples = get(j, "examples", c.examples);
   c.eval_examples = get(j, "eval_examples", c.eval_examples);
   c.tensor_norms = get(j, "tensor_norms", c.tensor_norms);
@@ -140,6 +140,8 @@ train_config parse_train_config(const json& j, const std::string& file, const st
     c.pretrain.optim = parse_optim(p, c.pretrain.optim);
   }
   c.pretrain.optim.total = c.pretrain.steps;
+  if (c.data == "corpus" && c.pretrain.corpus.empty())
+    fail("/data", "\"corpus\" (windows of the pretraining corpus) only with pretrain.corpus set");
   return c;
 }
 

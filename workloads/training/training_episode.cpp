@@ -205,6 +205,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t twin_id_ = ~0ull;
   std::vector<double> twin_losses_;
   param_set twin_params_;
+  double twin_val_ = 0;
 };
 
 void training_runner::run_twin() {
@@ -219,6 +220,7 @@ void training_runner::run_twin() {
     twin_losses_.push_back(mean);
   }
   twin_params_ = t.replicas()[0].params.clone();
+  twin_val_ = eval_loss(fork_->config.model, twin_params_, fork_->data.eval);
   twin_id_ = data_id_;
 }
 
@@ -246,13 +248,32 @@ episode_truth training_runner::truth() {
   const int64_t horizon = g_.steps - first;
   const auto natural = natural_for(*fork_, g_.config_path + "#" + std::to_string(g_.warmup) + "#" + std::to_string(fork_index_),
                                    dp_, horizon, g_.natural_runs);
+  // The outcome label: the trajectories from the first firing on against the
+  // natural runs' bands (outcome_labels.hpp); the validation loss is the
+  // worst replica's (a replica that silently diverged is a degraded model).
+  double val = 0;
+  for (const auto& r : reps) val = nan_max(val, eval_loss(fork_->config.model, r.params, fork_->data.eval));
+  const std::vector<double> mine(losses_.begin() + first, losses_.end()), twin(twin_losses_.begin() + first, twin_losses_.end());
+  const labelled lab = label_of(mine, twin, val, twin_val_, finite, natural->bands);
+  t.label = lab.label;
+  const std::string by_label = std::string("loss_excess/") + trajectory_label_name(lab.label);
+  for (size_t k = 0; k < lab.excess.size(); ++k) {
+    t.series.push_back({"loss_excess", series_axis::step, int32_t(k), -1, lab.excess[k]});
+    t.series.push_back({by_label, series_axis::step, int32_t(k), -1, lab.excess[k]});
+    t.series.push_back({"loss_band", series_axis::step, int32_t(k), -1, natural->bands.raw[k]});
+    t.series.push_back({"loss_band_smoothed", series_axis::step, int32_t(k), -1, natural->bands.smooth[k]});
+  }
   t.metrics = {{"loss_delta_rel", finite ? loss_rel : std::numeric_limits<double>::infinity()},
                {"param_distance_twin", from_twin},
                {"replica_divergence", across},
                {"nonfinite", finite ? 0.0 : 1.0},
                {"natural_param_p99", natural->param_p99},
                {"natural_loss_p99", natural->loss_p99},
-               {"horizon_steps", double(horizon)}};
+               {"horizon_steps", double(horizon)},
+               {"val_loss_delta", val - twin_val_},
+               {"spike_peak_bands", lab.spike_peak},
+               {"end_excess_bands", lab.end_excess},
+               {"val_excess_bands", lab.val_excess}};
   // masked: bit-identical to the twin; large (harmful): NaN/Inf, or the
   // parameters' distance from the twin or the loss change above the 99th
   // percentile of the same divergence between clean runs that differ only in

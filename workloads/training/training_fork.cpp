@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "foundation/io/json_file.hpp"
+#include "workloads/training/outcome_labels.hpp"
 
 namespace sdc::train {
 namespace {
@@ -30,12 +31,6 @@ class history_recorder final : public step_observer {
   fork_point& f_;
   int ranks_;
 };
-
-// The q-quantile (nearest rank) of v.
-double nearest_rank(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - 1)];
-}
 
 }  // namespace
 
@@ -97,21 +92,24 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
                           std::to_string(runs) + "#" + std::to_string(dp.seed);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   std::vector<param_set> params;
-  std::vector<double> losses;
+  std::vector<double> losses, val;
+  std::vector<std::vector<double>> curves;
   for (int64_t r = 0; r < runs; ++r) {
     dp_config d = dp;
     d.epoch_offset = int64_t(1ull << 40) + r * 1000;
     d.seed = dp.seed ^ (uint64_t(r + 1) * 0xa0761d6478bd642full);
     dp_trainer t(f.config.model, f.config.optim, d, &f.data.train);
     t.start_from(f.start);
-    double last = 0;
+    curves.emplace_back();
     for (int64_t s = 0; s < horizon; ++s) {
       const step_record rec = t.step();
-      last = 0;
-      for (double l : rec.loss) last += l / double(rec.loss.size());
+      double mean = 0;
+      for (double l : rec.loss) mean += l / double(rec.loss.size());
+      curves.back().push_back(mean);
     }
     params.push_back(t.replicas()[0].params.clone());
-    losses.push_back(last);
+    losses.push_back(curves.back().back());
+    val.push_back(eval_loss(f.config.model, params.back(), f.data.eval));
   }
   std::vector<double> dp_, dl;
   for (int64_t i = 0; i < runs; ++i)
@@ -122,6 +120,7 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
   auto ref = std::make_shared<natural_reference>();
   ref->pairs = int64_t(dp_.size());
   ref->param_p99 = nearest_rank(dp_, 0.99), ref->loss_p99 = nearest_rank(dl, 0.99);
+  ref->bands = bands_of(curves, val);
   cache[key] = ref;
   return ref;
 }

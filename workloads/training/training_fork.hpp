@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol/views/training_view.hpp"
+#include "workloads/training/outcome_labels.hpp"
 #include "workloads/training/training_run.hpp"
 
 namespace sdc::train {
@@ -33,6 +34,7 @@ std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64
 struct natural_reference {
   double param_p99 = 0, loss_p99 = 0;
   int64_t pairs = 0;
+  loss_bands bands;  // per step and of the validation loss at H (outcome_labels.hpp)
 };
 
 std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const std::string& fork_key, const dp_config& dp,

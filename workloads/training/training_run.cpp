@@ -25,9 +25,20 @@ std::string cache_folder(const train_config& c) {
 
 }  // namespace
 
+// data "corpus": continued pretraining on the corpus, its last 1 % held out
+// (so the validation loss is on text no step trained on, pretraining included).
+static std::pair<std::string, std::string> split_corpus(const std::string& text) {
+  const size_t cut = text.size() - text.size() / 100;
+  return {text.substr(0, cut), text.substr(cut)};
+}
+
 train_data load_train_data(const train_config& c) {
   train_data d;
-  if (c.data == "generated") {
+  if (c.data == "corpus") {
+    const auto [train, held] = split_corpus(read_corpus(c.pretrain.corpus));
+    d.train = text_dataset(train, c.model.seq, c.examples);
+    d.eval = text_dataset(held, c.model.seq, c.eval_examples);
+  } else if (c.data == "generated") {
     d.train = instruction_dataset(generate_instructions(c.examples, c.dp.seed ^ 0x5eedda7aull), c.model.seq);
     d.eval = instruction_dataset(generate_instructions(c.eval_examples, c.dp.seed ^ 0xe7a1ull), c.model.seq);
   } else {
@@ -52,6 +63,7 @@ replica pretrained_start(const train_config& c, std::string* cache_path) {
   key = {{"model", key["model"]}, {"pretrain", key["pretrain"]}, {"corpus_sha256", sha256_hex(text)},
          {"init_seed", c.dp.seed}, {"aten_cpu_capability", torch_numerics()["aten_cpu_capability"]},
          {"format", 3}};  // 3: GEMMs on the fixed-order kernel, ATen at avx2, oneDNN off (torch_numerics.hpp)
+  if (c.data == "corpus") key["held_out_tail"] = true;  // pretrained on split_corpus's first part only
   const std::string hash = sha256_hex(key.dump()).substr(0, 16);
   const std::string folder = cache_folder(c);
   const std::string path = folder + "/pretrain-" + hash + ".pt";
@@ -60,7 +72,7 @@ replica pretrained_start(const train_config& c, std::string* cache_path) {
   if (std::filesystem::exists(path + ".json")) {
     r = load_checkpoint(c.model, path, hash);
   } else {
-    const dataset windows = text_dataset(text, c.model.seq, c.pretrain.max_windows);
+    const dataset windows = text_dataset(c.data == "corpus" ? split_corpus(text).first : text, c.model.seq, c.pretrain.max_windows);
     dp_config one;
     one.ranks = 1, one.micro_batch = c.pretrain.batch, one.seed = c.dp.seed;
     dp_trainer t(c.model, c.pretrain.optim, one, &windows);

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 
 #include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
 #include "workloads/training/torch_numerics.hpp"
 #include "workloads/training/training_episode.hpp"
 
@@ -103,6 +105,21 @@ class training_workload final : public workload {
     return make_training_runner(c, seed, needs);
   }
   nlohmann::json numerics() const override { return torch_numerics(); }
+  // Each distinct pretraining corpus: its path as configured (a Debian
+  // package's file), the bytes of text read (decompressed) and their SHA-256,
+  // which also keys the cached checkpoint (training_run.cpp).
+  nlohmann::json inputs(const std::vector<cell>& cells) const override {
+    std::set<std::string> corpora;
+    for (const auto& c : cells)
+      if (const train_config cfg = load_config(parse_training_cell(c)); !cfg.pretrain.corpus.empty()) corpora.insert(cfg.pretrain.corpus);
+    if (corpora.empty()) return nullptr;
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& path : corpora) {
+      const std::string text = read_corpus(path);
+      out.push_back({{"role", "pretraining corpus"}, {"path", path}, {"bytes", text.size()}, {"sha256", sha256_hex(text)}});
+    }
+    return out;
+  }
 
  private:
   std::vector<axis_def> axes_;
