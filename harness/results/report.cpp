@@ -1,6 +1,7 @@
 #include "harness/results/report.hpp"
 
 #include "harness/results/recording_summary.hpp"
+#include "harness/results/label_table.hpp"
 #include "harness/results/text_table.hpp"
 
 #include <fmt/format.h>
@@ -334,6 +335,7 @@ std::string show_table(const json& r) {
   if (r.contains("recordings") && !r["recordings"].empty())
     out += fmt::format("{} recordings (recorders' metrics per cell) in the file\n", r["recordings"].size()) +
            recording_summary_table(r) + comparison_table(r);
+  out += label_table(r);
   if (su["reproduces"].is_object() && su["reproduces"].contains("pool_over")) {
     std::vector<std::string> pooled;
     for (const auto& p : su["reproduces"]["pool_over"]) pooled.push_back(p.get<std::string>());
