@@ -70,8 +70,8 @@ TEST(ScaleTraining, SmokePresetLabelsEveryFaultyEpisodeAndRecordsItsCorpus) {
 
   const auto rep = run_cli("report " + out + " --out " + dir + "/report");
   ASSERT_EQ(rep.code, 0) << rep.output;
-  EXPECT_TRUE(std::filesystem::exists(dir + "/report/figures/scale-smoke-trajectories.svg")) << rep.output;
-  EXPECT_TRUE(std::filesystem::exists(dir + "/report/figures/scale-smoke-by-label.svg")) << rep.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report/figures/r-trajectories.svg")) << rep.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/report/figures/r-by-label.svg")) << rep.output;
 }
 
 // The measured mix as a permanent fault: its draws are replayed (XOR masks)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 
 #include "harness/campaign/engine.hpp"
 #include "foundation/errors.hpp"
@@ -61,15 +62,34 @@ std::string describe_difference(const json& a, const json& b, const char* what) 
   return s + "\n";
 }
 
+// The re-run's entry cut to the fields the recorded one has, object by object
+// (arrays whole): a set written before sdcbench added a field (by_label, a
+// workload metric) is compared on every number it recorded, and the added
+// fields are named in `added`.
+json recorded_fields(const json& recorded, const json& again, const std::string& at, std::set<std::string>& added) {
+  if (!recorded.is_object() || !again.is_object()) return again;
+  json out = json::object();
+  for (auto it = again.begin(); it != again.end(); ++it) {
+    if (!recorded.contains(it.key())) {
+      added.insert(at + "/" + it.key());
+      continue;
+    }
+    out[it.key()] = recorded_fields(recorded[it.key()], it.value(), at + "/" + it.key(), added);
+  }
+  return out;
+}
+
 // Counts the differing entries of two arrays in order; appends up to five.
-size_t compare_entries(const json& a, const json& b, const char* what, std::string& text) {
+size_t compare_entries(const json& a, const json& b, const char* what, std::string& text, std::set<std::string>& added) {
   if (a.size() != b.size()) {
     text += fmt::format("  {}: {} recorded, {} in the re-run\n", what, a.size(), b.size());
     return std::max(a.size(), b.size());
   }
   size_t differ = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i] && differ++ < 5) text += describe_difference(a[i], b[i], what);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const json again = recorded_fields(a[i], b[i], "", added);
+    if (a[i] != again && differ++ < 5) text += describe_difference(a[i], again, what);
+  }
   return differ;
 }
 
@@ -118,8 +138,9 @@ reproduce_report reproduce_result_set(const std::string& file, const json& as_wr
   }
   std::string diffs;
   const json &was_cells = recorded.at("cells"), &was_recs = recorded.at("recordings");
-  const size_t cells = compare_entries(was_cells, without_added_axes(again.at("cells"), suite), "cell", diffs);
-  const size_t recs = compare_entries(was_recs, without_added_axes(again.at("recordings"), suite), "recording", diffs);
+  std::set<std::string> added;
+  const size_t cells = compare_entries(was_cells, without_added_axes(again.at("cells"), suite), "cell", diffs, added);
+  const size_t recs = compare_entries(was_recs, without_added_axes(again.at("recordings"), suite), "recording", diffs, added);
   r.identical = cells == 0 && recs == 0;
   const json& p = recorded.at("provenance");
   const std::string where = fmt::format("recorded on {} at {}; re-run on {} ({})", p.value("cpu", "?"),
@@ -129,6 +150,11 @@ reproduce_report reproduce_result_set(const std::string& file, const json& as_wr
   else
     r.text = fmt::format("{}: NOT reproduced: {} of {} cells and {} of {} recordings differ ({})\n{}", file, cells,
                          was_cells.size(), recs, was_recs.size(), where, diffs);
+  if (!added.empty()) {
+    std::string names;
+    for (const auto& a : added) names += (names.empty() ? "" : ", ") + a;
+    r.text += fmt::format("  note: fields this sdcbench writes and the recorded set does not have were not compared: {}\n", names);
+  }
   const json& was = p.value("numerics", json(nullptr));
   const json& now = again.at("provenance").value("numerics", json(nullptr));
   if (was != now)
