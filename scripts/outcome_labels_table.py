@@ -13,16 +13,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from training_checks_table import wilson  # noqa: E402
+from training_checks_table import rate as share  # noqa: E402
 
 LABELS = ["masked", "spike_and_recover", "spike_and_degrade", "silent_degradation", "gradual_drift", "non_finite"]
-
-
-def share(k, n):
-    if n == 0:
-        return "-"
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} [{100 * lo:.0f}, {100 * hi:.0f}] %"
 
 
 def main():

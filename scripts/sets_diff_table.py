@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from training_checks_table import newcombe, wilson  # noqa: E402
+from training_checks_table import newcombe, rate  # noqa: E402
 
 
 def cells_of(path, ignored, detectors):
@@ -30,13 +30,6 @@ def cells_of(path, ignored, detectors):
         axes = tuple((k, v) for k, v in sorted(c["axes"].items()) if k not in ignored)
         out[(axes, label)] = c
     return r, out
-
-
-def fmt(k, n):
-    if n == 0:
-        return "-"
-    lo, hi = wilson(k, n)
-    return f"{k}/{n} {100 * k / n:.0f}% [{100 * lo:.0f}, {100 * hi:.0f}]"
 
 
 def main():
@@ -70,7 +63,7 @@ def main():
         else:
             diff = "-"
         axes = dict(key[0])
-        print("| " + " | ".join([axes.get(k, "-") for k in varying] + [key[1], fmt(ka, na), fmt(kb, nb), diff]) + " |")
+        print("| " + " | ".join([axes.get(k, "-") for k in varying] + [key[1], rate(ka, na), rate(kb, nb), diff]) + " |")
     if matched == 0:
         sys.exit("no cells match: check --ignore-axis")
 
