@@ -22,6 +22,7 @@
 #include "harness/campaign/trial_driver.hpp"
 #include "workloads/training/training_run.hpp"
 #include "protocol/views/training_view.hpp"
+#include "foundation/parallel/heap_policy.hpp"
 
 namespace {
 
@@ -169,6 +170,7 @@ struct size_run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sdc::keep_freed_memory();  // as sdcbench does (foundation/parallel/heap_policy.hpp)
   torch::set_num_threads(1);
   benchmark::Initialize(&argc, argv);
   std::vector<std::unique_ptr<size_run>> runs;

@@ -30,6 +30,7 @@
 #include "foundation/io/json_file.hpp"
 #include "workloads/training/fixed_gemm.hpp"
 #include "workloads/training/training_run.hpp"
+#include "foundation/parallel/heap_policy.hpp"
 
 namespace {
 
@@ -165,6 +166,7 @@ void report(const std::string& name, const result& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sdc::keep_freed_memory();  // as sdcbench does (foundation/parallel/heap_policy.hpp)
   benchmark::RegisterBenchmark("training_step/smoke", [](benchmark::State& st) { run_preset(st, "smoke"); })
       ->Unit(benchmark::kMillisecond)->Iterations(30);
   benchmark::RegisterBenchmark("training_step/medium", [](benchmark::State& st) { run_preset(st, "medium"); })

@@ -28,6 +28,7 @@
 #include "harness/cli/gemm_check.hpp"
 #include "injectors/fault_model.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "foundation/parallel/heap_policy.hpp"
 
 namespace {
 
@@ -86,6 +87,7 @@ int cmd_list(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sdc::keep_freed_memory();  // training steps reuse their large buffers (foundation/parallel/heap_policy.hpp)
   CLI::App app{"sdcbench: fault-injection campaigns for silent-data-corruption detectors"};
   app.require_subcommand(1);
   std::vector<std::string> args(argv, argv + argc);
