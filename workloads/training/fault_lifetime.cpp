@@ -48,7 +48,7 @@ bool recording_injector::apply(fault_target& t) {
   if (into_) {
     fault_recording::event e;
     const auto& recs = inner_.records();
-    for (size_t i = before; i < recs.size(); ++i) e.flips.emplace_back(recs[i].index, recs[i].old_bits ^ recs[i].new_bits);
+    for (size_t i = before; i < recs.size(); ++i) e.flips.push_back({recs[i].index, recs[i].old_bits ^ recs[i].new_bits, recs[i].new_bits});
     into_->events.push_back(std::move(e));
   }
   return ok;
@@ -65,12 +65,15 @@ double recording_injector::uniform01() {
 // call past the recording, or of the other kind, injects nothing.
 bool replaying_injector::apply(fault_target& t) {
   if (next_ >= r_.events.size() || r_.events[next_].draw) return true;
-  const bool draws = spec_.model.draws_values();
-  rng unused(0);  // the other models draw nothing
-  for (const auto& [i, mask] : r_.events[next_++].flips) {
-    if (i < 0 || i >= t.rows() * t.cols()) continue;
-    const uint64_t b = t.bits_at(i);
-    t.set_bits(i, draws ? b ^ mask : apply_fault(spec_.model, t.fmt(), spec_.bits, b, unused).value_or(b));
+  using k = fault_model::kind;
+  const bool stuck = spec_.model.k == k::stuck_at_0 || spec_.model.k == k::stuck_at_1;
+  rng unused(0);  // the models replayed here draw nothing
+  for (const auto& f : r_.events[next_++].flips) {
+    if (f.index < 0 || f.index >= t.rows() * t.cols()) continue;
+    const uint64_t b = t.bits_at(f.index);
+    if (stored_ && !stuck) t.set_bits(f.index, (b & ~f.mask) | (f.value & f.mask));  // the cell keeps the first firing's bits
+    else if (spec_.model.draws_values()) t.set_bits(f.index, b ^ f.mask);
+    else t.set_bits(f.index, apply_fault(spec_.model, t.fmt(), spec_.bits, b, unused).value_or(b));
   }
   return true;
 }

@@ -12,9 +12,15 @@
 //              draws its value (bitflip_random, random_value), the first
 //              firing's bit changes XORed in again. At every later step of
 //              the run, and in every recomputation on that device, whoever's
-//              data it computes. A fault in stored state (weight:, adam_m:,
-//              adam_v:) stays by itself, so it has no permanent form (a skip
-//              reason).
+//              data it computes. In stored state (weight:, adam_m:, adam_v:)
+//              a fault stays by itself until the optimizer writes the element
+//              again, so there the broken unit is a stuck memory cell: the bits
+//              the first firing changed keep the values it gave them, forced
+//              again as each step begins on that rank (after every write), and
+//              a stuck_at model forces its bits whether or not the first
+//              firing changed them. (Flipping again would undo a flip the
+//              write kept: an exponent flip that made a weight huge survives
+//              AdamW's small update.)
 //   intermittent(P_ON,P_OFF)  a unit that misbehaves in bursts: as permanent,
 //              but only on the steps its device is on. It is on at the plan's
 //              step; from each step to the next an on device turns off with
@@ -57,10 +63,15 @@ fault_lifetime parse_fault_lifetime(const std::string& text);  // value_error na
 // What a plan's first firing did at its site, in call order: the draws a
 // defective GEMM made and each apply's elements and XOR masks.
 struct fault_recording {
+  struct flip {
+    int64_t index = -1;
+    uint64_t mask = 0;   // old bits ^ new bits
+    uint64_t value = 0;  // the new bits
+  };
   struct event {
     bool draw = false;
-    double u = 0;                                    // draw: the value drawn
-    std::vector<std::pair<int64_t, uint64_t>> flips;  // apply: (element, old bits ^ new bits)
+    double u = 0;             // draw: the value drawn
+    std::vector<flip> flips;  // apply: each element it changed
   };
   int device = -1;      // the rank it hit; -1: nothing recorded yet
   int64_t step = -1;    // the global training step of the first firing
@@ -84,10 +95,11 @@ class recording_injector final : public step_injector {
 
 // Plays a recording back on its device: the same draws, and at the same
 // elements of whatever the site's tensor now holds `spec`'s model again (or
-// the recorded XOR masks, for a model that draws its value).
+// the recorded XOR masks, for a model that draws its value); at a `stored`
+// site, the recorded bits forced to their recorded values (a stuck cell).
 class replaying_injector final : public step_injector {
  public:
-  replaying_injector(const fault_recording& r, const fault_spec& spec) : r_(r), spec_(spec) {}
+  replaying_injector(const fault_recording& r, const fault_spec& spec, bool stored) : r_(r), spec_(spec), stored_(stored) {}
   bool fires(int rank) const override { return rank == r_.device; }
   bool apply(fault_target& t) override;
   double uniform01() override;
@@ -96,6 +108,7 @@ class replaying_injector final : public step_injector {
  private:
   const fault_recording& r_;
   const fault_spec& spec_;
+  bool stored_;
   size_t next_ = 0;
   std::vector<injection_record> none_;
 };

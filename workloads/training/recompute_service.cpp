@@ -4,7 +4,7 @@ namespace sdc::train {
 
 recompute_service::recompute_service(const fault_site& site, const model_config& m, double gemm_q, fault_lifetime life,
                                      const fault_spec& spec, bool keep_state)
-    : life_(life), spec_(spec), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
+    : life_(life), spec_(spec), stored_(site.stored()), keep_(keep_state), replay_sites_(site, m, gemm_q) {}
 
 void recompute_service::begin(dp_trainer* t, std::function<double(int64_t)> lifetime_u) {
   trainer_ = t;
@@ -25,7 +25,7 @@ step_injector& recompute_service::injector_for(step_injector& driver, int plan_r
   if (rec_.device >= 0 && life_.recurs()) {
     on_ = life_.states(first_step_, episode_step, u_);
     if (episode_step > first_step_) {
-      if (active(rec_.device)) return replaying_.emplace(rec_, spec_);
+      if (active(rec_.device)) return replaying_.emplace(rec_, spec_, stored_);
       return recording_.emplace(driver, nullptr);
     }
   }
@@ -47,7 +47,7 @@ recomputed_step recompute_service::recompute(int data_rank, int state_of, int de
   step_observer* obs = nullptr;
   std::optional<replaying_injector> replay;
   if (active(device)) {
-    replay_sites_.arm(&replay.emplace(rec_, spec_));
+    replay_sites_.arm(&replay.emplace(rec_, spec_, stored_));
     obs = &replay_sites_;
   }
   const recomputation r = trainer_->recompute(data_rank, device, before_.at(size_t(state_of)), step_, obs);

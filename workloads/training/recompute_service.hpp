@@ -38,6 +38,7 @@ class recompute_service final : public step_recomputer {
   bool active(int device) const;
   fault_lifetime life_;
   fault_spec spec_;
+  bool stored_;  // the site is stored state: a recurring fault is a stuck cell
   bool keep_;
   site_injector replay_sites_;  // a recomputation's sites, on its device
   dp_trainer* trainer_ = nullptr;

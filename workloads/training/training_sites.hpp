@@ -28,6 +28,8 @@ struct fault_site {
   std::string name;  // parameter or layer; "all" for gemm:all
   std::string text() const;
   bool in_gemm() const { return k == kind::act || k == kind::actgrad || k == kind::gemm; }
+  // Stored state (weight:, adam_m:, adam_v:): a fault there stays until the next write.
+  bool stored() const { return k == kind::weight || k == kind::adam_m || k == kind::adam_v; }
 };
 fault_site parse_fault_site(const std::string& text);  // value_error on bad syntax
 // "" when the site names a parameter / layer of the model; else why not.

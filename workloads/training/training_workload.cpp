@@ -46,7 +46,8 @@ class training_workload final : public workload {
         rank_axis({"1"}),
         {"lifetime", "transient (the fault happens once, where the plan fires: a recomputation of the step is clean), "
          "permanent (from the plan's step on, the same corruption recurs every time the plan's rank computes the site, "
-         "recomputations included) or intermittent(P_ON,P_OFF) (the same, in bursts: per step an on device turns off with "
+         "recomputations included; in stored state, weight:, adam_m:, adam_v:, a stuck cell: the bits it changed keep their "
+         "values after every write) or intermittent(P_ON,P_OFF) (the same, in bursts: per step an on device turns off with "
          "P_OFF, an off one on with P_ON); fault_lifetime.hpp", {"transient"},
          simple([](const std::string& v) { return parse_fault_lifetime(v).text(); }), "transient"},
         {"gemm_q", "gemm sites: probability that each GEMM on the faulty rank corrupts an element", {"0.001"},
@@ -77,9 +78,6 @@ class training_workload final : public workload {
     if (auto why = check_site(g.site, cfg.model); !why.empty()) return skip_info{"site", why};
     if (g.faults.rank >= cfg.dp.ranks) return skip_info{"rank", fmt::format("rank {} of a {}-rank run", g.faults.rank, cfg.dp.ranks)};
     if (g.lifetime.recurs()) {
-      using k = fault_site::kind;
-      if (g.site.k == k::weight || g.site.k == k::adam_m || g.site.k == k::adam_v)
-        return skip_info{"lifetime", g.site.text() + " is stored state: a fault there stays by itself, it has no " + g.lifetime.text() + " form"};
       if (g.faults.when.k != step_schedule::kind::specific || g.faults.when.steps.size() != 1)
         return skip_info{"lifetime", "a recurring fault starts at one step (when: specific(K)); got " + g.faults.when.text()};
     }
