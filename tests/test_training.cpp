@@ -195,7 +195,7 @@ std::vector<step_record> run(const train_config& c, const train_data& d, std::ve
   dp_trainer t(c.model, c.optim, c.dp, &d.train);
   t.start_from(fresh_replica(c.model, c.dp.seed));
   std::vector<step_record> r;
-  for (int64_t s = 0; s < c.steps; ++s) r.push_back(t.step(obs));
+  for (int64_t s = 0; s < c.steps; ++s) r.push_back(t.step(obs, {.grad_norms = true}));
   if (end) *end = t.replicas();
   return r;
 }

@@ -64,7 +64,7 @@ int run_train_job(const train_options& o) {
   json records = json::array();
   double first_mean = 0, last_mean = 0;
   for (int64_t s = 0; s < c.steps; ++s) {
-    const train::step_record r = t.step(nullptr, c.tensor_norms, c.consistency);
+    const train::step_record r = t.step(nullptr, {.grad_norms = true, .tensor_norms = c.tensor_norms, .consistency = c.consistency});
     double mean = 0;
     for (double l : r.loss) mean += l / double(r.loss.size());
     if (s == 0) first_mean = mean;

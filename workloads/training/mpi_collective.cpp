@@ -37,7 +37,7 @@ int mpi_collective::world() const { return mpi::size(); }
 
 std::vector<int> mpi_collective::local_ranks() const { return {mpi::rank()}; }
 
-torch::Tensor mpi_collective::sum(const std::vector<torch::Tensor>& local) {
+torch::Tensor mpi_collective::sum(std::vector<torch::Tensor>& local) {
   const torch::Tensor mine = local.at(0).contiguous();
   const int n = checked_count(mine.numel());
   const bool bf16 = mine.scalar_type() == torch::kBFloat16;

@@ -19,7 +19,7 @@ class mpi_collective final : public collective {
   explicit mpi_collective(bool ordered);
   int world() const override;
   std::vector<int> local_ranks() const override;
-  torch::Tensor sum(const std::vector<torch::Tensor>& local) override;
+  torch::Tensor sum(std::vector<torch::Tensor>& local) override;
   std::vector<double> gather(const std::vector<double>& local, size_t per_rank) override;
 
  private:

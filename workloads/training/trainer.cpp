@@ -25,10 +25,12 @@ torch::Tensor flat_grads(const param_set& p) {
   return torch::cat(g);
 }
 
+// Each gradient becomes a view of the rank's own reduced copy `flat` (no
+// second copy: clipping scales it in place, as it would the clones).
 void unflatten_into_grads(param_set& p, const torch::Tensor& flat) {
   int64_t at = 0;
   for (auto& t : p.tensors) {
-    t.mutable_grad() = flat.slice(0, at, at + t.numel()).view(t.sizes()).clone();
+    t.mutable_grad() = flat.slice(0, at, at + t.numel()).view(t.sizes());
     at += t.numel();
   }
 }
@@ -101,8 +103,8 @@ std::vector<int> inprocess_collective::local_ranks() const {
   return r;
 }
 
-torch::Tensor inprocess_collective::sum(const std::vector<torch::Tensor>& local) {
-  torch::Tensor s = local[0].clone();
+torch::Tensor inprocess_collective::sum(std::vector<torch::Tensor>& local) {
+  torch::Tensor s = local[0];  // the buckets are the collective's: summed into the first, in rank order
   for (size_t r = 1; r < local.size(); ++r) s.add_(local[r]);
   return s;
 }
@@ -172,7 +174,8 @@ recomputation dp_trainer::recompute(int data_rank, int device, const param_set& 
   return out;
 }
 
-step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consistency) {
+step_record dp_trainer::step(step_observer* obs, record_options what) {
+  const bool consistency = what.consistency, tensor_norms = what.tensor_norms;
   step_record rec;
   rec.step = step_;
   rec.lr = o_.lr_at(step_);
@@ -185,7 +188,7 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consist
     if (obs) obs->step_begins(step_, r, rep);
     loss.push_back(forward_backward(r, r, rep, step_, obs));
     torch::Tensor flat = flat_grads(rep.params);
-    norm.push_back(flat.to(torch::kDouble).norm().item<double>());
+    if (what.grad_norms || consistency) norm.push_back(flat.to(torch::kDouble).norm().item<double>());
     if (consistency) units.push_back(flat.to(torch::kDouble) / norm.back());
     if (tensor_norms)
       for (const auto& t : rep.params.tensors) tnorms.push_back(t.grad().to(torch::kDouble).norm().item<double>());
@@ -196,14 +199,16 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consist
   const torch::Tensor sum = coll_->sum(buckets);
   for (size_t i = 0; i < local_.size(); ++i) {
     replica& rep = ranks_[i];
-    torch::Tensor mine = sum.to(torch::kFloat).clone();
+    torch::Tensor mine = sum.to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true);  // each rank's own copy
     if (obs) obs->reduced(step_, local_[i], mine);
     unflatten_into_grads(rep.params, mine);
     if (o_.clip > 0) clip_grads(rep.params, o_.clip);
     adamw_step(rep, o_, rec.lr);
   }
   if (consistency) {  // 002: one extra all-reduce, of unit vectors, instead of gathering gradients
-    const torch::Tensor S = coll_->sum(units);
+    std::vector<torch::Tensor> scratch;  // the collective may sum into its inputs; the units are needed below
+    for (const auto& u : units) scratch.push_back(u.clone());
+    const torch::Tensor S = coll_->sum(scratch);
     const double s2 = S.dot(S).item<double>();
     std::vector<double> cos;
     for (const auto& u : units) {
@@ -214,7 +219,7 @@ step_record dp_trainer::step(step_observer* obs, bool tensor_norms, bool consist
     rec.cos_to_rest = coll_->gather(cos, 1);
   }
   rec.loss = coll_->gather(loss, 1);
-  rec.grad_norm = coll_->gather(norm, 1);
+  if (what.grad_norms || consistency) rec.grad_norm = coll_->gather(norm, 1);
   if (tensor_norms) {
     const size_t n = ranks_[0].params.tensors.size();
     const auto all = coll_->gather(tnorms, n);
