@@ -43,7 +43,7 @@ const problem_set k_problems[] = {{{128, 256, 1024}, "tile_128x1024x256"}, {{256
 
 template <class T>
 struct data {
-  std::vector<T> A, B, C, be, y;  // be = B e (row sums of B), y = A (B e)
+  std::vector<T> A, B, C, Cp, be, y;  // be = B e (row sums of B), y = A (B e); Cp: the protected GEMM's C
   std::unique_ptr<gemm_detector> det, det_rows;  // default checks (rows and columns), and rows only (001's)
   gemm_data<T> view;
   explicit data(gemm_shape s) {
@@ -62,6 +62,10 @@ struct data {
     det = make(nlohmann::json::object()), det_rows = make({{"checks", "rows"}});
     view.dtype = view.out_fmt = &f, view.shape = s, view.A = A.data(), view.B = B.data(), view.C = view.acc = C.data();
     det->encode(view), det_rows->encode(view);
+    Cp.resize(C.size());
+    verdict v;  // the protected GEMM has a fused form here, and its C is OpenBLAS's product in our order
+    if (!det->protected_gemm(view, Cp.data(), &v) || !det_rows->protected_gemm(view, Cp.data(), &v))
+      throw std::logic_error("vabft has no protected GEMM");
     be.assign(size_t(s.k), T(0)), y.assign(size_t(s.m), T(0));
     for (int64_t kk = 0; kk < s.k; ++kk)
       for (int64_t j = 0; j < s.n; ++j) be[size_t(kk)] += B[size_t(kk * s.n + j)];
@@ -95,7 +99,7 @@ data<T>& cached(const problem_set& p) {
   return *d;
 }
 
-enum variant { openblas, openblas_again, ours, onednn, check, encode, read_c, gemv, check_rows, n_variants };
+enum variant { openblas, openblas_again, ours, onednn, check, encode, read_c, gemv, check_rows, protect, protect_rows, n_variants };
 
 // The plain GEMMs the baseline is the fastest of.
 template <class T>
@@ -132,7 +136,9 @@ void register_all(const char* type) {
           [&] { d.det->encode(d.view); },
           [&] { benchmark::DoNotOptimize(d.read_c()); },
           [&] { d.gemv(); benchmark::ClobberMemory(); },
-          [&] { benchmark::DoNotOptimize(d.det_rows->verify(d.view)); }};
+          [&] { benchmark::DoNotOptimize(d.det_rows->verify(d.view)); },
+          [&] { verdict v; d.det->protected_gemm(d.view, d.Cp.data(), &v); benchmark::DoNotOptimize(v); },
+          [&] { verdict v; d.det_rows->protected_gemm(d.view, d.Cp.data(), &v); benchmark::DoNotOptimize(v); }};
       size_t i = 0;
       for (auto _ : st) timer.measure(variants, i++);
     });
@@ -153,10 +159,11 @@ void report(const char* type) {
     const double limit = t.median(read_c) + t.median(gemv);
     const std::string won = fmt::format("{:.0f}/{:.0f}/{}", 100 * t.fastest_share(openblas, bases), 100 * t.fastest_share(ours, bases),
                                         bases.size() > 2 ? fmt::format("{:.0f}", 100 * t.fastest_share(onednn, bases)) : std::string("-"));
-    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>11} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}%\n",
+    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>11} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}% {:>9.3f} {:>9.3f}\n",
                type, p.name, t.iterations(), t.median_fastest(bases) * 1e3, won, 100 * t.median_ratio_to_fastest(check, bases), 100 * (lo - 1),
                100 * (hi - 1), t.median(check) * 1e3, limit * 1e3, t.median(check) / limit, 100 * t.median_ratio_to_fastest(check_rows, bases),
-               t.median(check_rows) / limit, 100 * t.median_ratio_to_fastest(encode, bases), 100 * t.median(openblas) / t.median(ours));
+               t.median(check_rows) / limit, 100 * t.median_ratio_to_fastest(encode, bases), 100 * t.median(openblas) / t.median(ours),
+               t.median_ratio_to_fastest(protect, bases), t.median_ratio_to_fastest(protect_rows, bases));
   }
 }
 
@@ -172,9 +179,13 @@ int main(int argc, char** argv) {
              "per-iteration ratios (this run). gemm ms: the fastest GEMM; won: % of iterations OpenBLAS / ours / oneDNN was it\n"
              "(oneDNN has no dgemm). check: rows and columns (the default, reads A, B and C); rows only: 001's one-sided\n"
              "check (reads A and C). noise: 5th-95th percentile of OpenBLAS / OpenBLAS (the same GEMM timed twice); limit: a\n"
-             "plain read of C plus the GEMV A (B e) (OpenBLAS); ours: our fixed-order kernel's speed as a share of OpenBLAS's.\n");
-  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8}\n", "type", "problem", "iters",
-             "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode", "ours");
+             "plain read of C plus the GEMV A (B e) (OpenBLAS); ours: our fixed-order kernel's speed as a share of OpenBLAS's.\n"
+             "protected: our fixed-order GEMM with the check fused (foundation/kernels/gemm/gemm_check_sums.hpp: its sums\n"
+             "taken as it packs A and B and as each tile of C is finished) plus thresholds and verdict, as a multiple of\n"
+             "the fastest plain GEMM's time (goal <= 1.03 at n >= 1024, <= 1.05 at 512); rows and columns, and rows only.\n");
+  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9}\n", "type", "problem",
+             "iters", "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode", "ours",
+             "protected", "prot.rows");
   report<float>("f32");
   report<double>("f64");
   benchmark::Shutdown();

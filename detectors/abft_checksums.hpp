@@ -100,6 +100,8 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   void baseline_t(const gemm_data<T>& d);
   template <class T>
   verdict verify_change_t(const gemm_data<T>& d, const gemm_change& ch);
+  template <class T>
+  bool protected_gemm_t(const gemm_data<T>& d, T* C, verdict* v);
 
  private:
   // Every check's inputs and outcome: reference checksums, sums of the
@@ -135,6 +137,8 @@ class checksum_abft final : public gemm_detector_t<checksum_abft<Policy>> {
   void compute_all(const gemm_data<T>& d, checks<T>& c);
   template <class T>
   verdict finish(const gemm_data<T>& d, const checks<T>& c) const;
+  template <class T>
+  void remember(const checks<T>& c);
   template <class T>
   const T* checked(const gemm_data<T>& d) const { return o_.fused ? d.acc : d.C; }
 

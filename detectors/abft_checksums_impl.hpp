@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "foundation/kernels/gemm/gemm_check_sums.hpp"
 #include "foundation/simd/column_cascade.hpp"
 #include "foundation/simd/reductions.hpp"
 
@@ -159,8 +160,14 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   auto& s = st<T>();
   compute_all(d, s.work);
   const verdict v = finish(d, s.work);
-  // Per-check details for explain(): D1 per row and column and its threshold.
-  const checks<T>& c = s.work;
+  remember(s.work);
+  return v;
+}
+
+// Per-check details for explain(): D1 per row and column and its threshold.
+template <class Policy>
+template <class T>
+void checksum_abft<Policy>::remember(const checks<T>& c) {
   last_.row_diff.resize(c.s1.size()), last_.row_thr.resize(c.s1.size());
   last_.col_diff.resize(c.c1.size()), last_.col_thr.resize(c.c1.size());
   for (size_t i = 0; i < c.s1.size(); ++i)
@@ -168,7 +175,6 @@ verdict checksum_abft<Policy>::verify_t(const gemm_data<T>& d) {
   for (size_t j = 0; j < c.c1.size(); ++j)
     last_.col_diff[j] = double(c.c1[j]) - double(c.col_ref[j]), last_.col_thr[j] = c.col_T[j] * o_.threshold_scale;
   last_.on_output = policy_.depends().on_output, last_.valid = true;
-  return v;
 }
 
 template <class Policy>
@@ -243,6 +249,44 @@ verdict checksum_abft<Policy>::verify_change_t(const gemm_data<T>& d, const gemm
       break;
   }
   return finish(d, c);
+}
+
+// The protected GEMM: the sums of compute_all from the GEMM's own passes
+// (gemm_check_sums.hpp keeps each in compute_all's order), then the
+// thresholds and finish as verify does. Only where no sum needs rounding to a
+// narrower output and no threshold reads C.
+template <class Policy>
+template <class T>
+bool checksum_abft<Policy>::protected_gemm_t(const gemm_data<T>& d, T* C, verdict* v) {
+  using k = accumulation_order::kind;
+  if (d.out_fmt != d.dtype || policy_.depends().on_output || d.order.k == k::pairwise || d.order.k == k::openblas)
+    return false;
+  auto& s = st<T>();
+  checks<T>& c = s.work;
+  const bool stats = policy_.depends().row_stats;
+  check_sums_spec<T> spec{s.br1.data(), s.br2.data(), s.wn.data(), nullptr, nullptr, stats};
+  if (o_.check_columns) spec.ca1 = s.ca1.data(), spec.ca2 = s.ca2.data();
+  thread_local check_sums<T> sums;
+  gemm_fixed_order_checked(d.A, d.B, C, d.shape, d.order, spec, sums);
+  gemm_data<T> done = d;
+  done.C = done.acc = C;
+  const auto [m, n, kk] = d.shape;
+  c.s1 = sums.s1, c.s2 = sums.s2, c.row_ref = sums.row_ref, c.row_ref2 = sums.row_ref2;
+  c.row_T.assign(size_t(m), 0.0);
+  if (stats) {
+    c.a_rows.resize(size_t(m));
+    for (int64_t i = 0; i < m; ++i) c.a_rows[size_t(i)] = {sums.a_sum[size_t(i)], sums.a_max[size_t(i)], sums.a_min[size_t(i)]};
+  }
+  const auto ctx = context(done, c);
+  for (int64_t i = 0; i < m; ++i) c.row_T[size_t(i)] = policy_.row_threshold(ctx, i);
+  if (o_.check_columns) {
+    c.c1 = sums.c1, c.col_ref = sums.col_ref, c.col_ref2 = sums.col_ref2;
+    c.col_T.assign(size_t(n), 0.0);
+    for (int64_t j = 0; j < n; ++j) c.col_T[size_t(j)] = policy_.col_threshold(ctx, j);
+  }
+  *v = finish(done, c);
+  remember(c);
+  return true;
 }
 
 template <class Policy>

@@ -29,6 +29,15 @@ class gemm_detector : public detector {
   virtual void baseline(const gemm_data<double>&) {}
   virtual verdict verify_change(const gemm_data<float>& d, const gemm_change&) { return verify(d); }
   virtual verdict verify_change(const gemm_data<double>& d, const gemm_change&) { return verify(d); }
+  // The protected GEMM (issue 34; foundation/kernels/gemm/gemm_check_sums.hpp):
+  // C = d.A d.B on the fixed-order kernel in d.order, which computes the
+  // check's sums as it goes, and the verdict from them, bit for bit what
+  // verify() returns for d with that C (tests/test_protected_gemm.cpp). After
+  // encode(). False, C untouched: the detector has no fused form here (a check
+  // that reads C's values, an output format narrower than the accumulator, the
+  // pairwise or OpenBLAS order).
+  virtual bool protected_gemm(const gemm_data<float>&, float*, verdict*) { return false; }
+  virtual bool protected_gemm(const gemm_data<double>&, double*, verdict*) { return false; }
 
  private:
   template <class T>
@@ -51,12 +60,19 @@ class gemm_detector_t : public gemm_detector {
   void baseline(const gemm_data<double>& d) override { baseline_any(d); }
   verdict verify_change(const gemm_data<float>& d, const gemm_change& c) override { return change_any(d, c); }
   verdict verify_change(const gemm_data<double>& d, const gemm_change& c) override { return change_any(d, c); }
+  bool protected_gemm(const gemm_data<float>& d, float* C, verdict* v) override { return protect_any(d, C, v); }
+  bool protected_gemm(const gemm_data<double>& d, double* C, verdict* v) override { return protect_any(d, C, v); }
 
  private:
   Derived* self() { return static_cast<Derived*>(this); }
   template <class T>
   void baseline_any(const gemm_data<T>& d) {
     if constexpr (requires { self()->baseline_t(d); }) self()->baseline_t(d);
+  }
+  template <class T>
+  bool protect_any(const gemm_data<T>& d, T* C, verdict* v) {
+    if constexpr (requires { self()->protected_gemm_t(d, C, v); }) return self()->protected_gemm_t(d, C, v);
+    else return false;
   }
   template <class T>
   verdict change_any(const gemm_data<T>& d, const gemm_change& c) {

@@ -140,6 +140,16 @@ void dot2(const T* __restrict x, const T* __restrict y1, const T* __restrict y2,
   *d1 = fold<T>(a), *d2 = fold<T>(b);
 }
 
+// The sum's lanes folded; the extrema over the lanes: exact, so in any order
+// but for the sign of a zero (registers first, then lane by lane).
+template <class T>
+inline void finish_stats(reg<T>* s, reg<T>* hi, reg<T>* lo, double* sum, double* max, double* min) {
+  for (int r = 1; r < R<T>; ++r) hi[0] = hi[0] < hi[r] ? hi[r] : hi[0], lo[0] = lo[r] < lo[0] ? lo[r] : lo[0];
+  T h = hi[0][0], o = lo[0][0];
+  for (int l = 1; l < W<T>; ++l) h = h < hi[0][l] ? hi[0][l] : h, o = lo[0][l] < o ? lo[0][l] : o;
+  *sum = double(fold<T>(s)), *max = double(h), *min = double(o);
+}
+
 // sum_max_min, and with Dot the two dot products of dot2, in one pass.
 template <bool Dot, class T>
 void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restrict y2, int64_t n, T* d1, T* d2,
@@ -167,12 +177,21 @@ void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restri
     if (v < lo[q][p]) lo[q][p] = v;
     if constexpr (Dot) a[q][p] = fma_of(v, y1[j + l], a[q][p]), b[q][p] = fma_of(v, y2[j + l], b[q][p]);
   }
-  // The extrema over the lanes: exact, so in any order (registers first).
-  for (int r = 1; r < R<T>; ++r) hi[0] = hi[0] < hi[r] ? hi[r] : hi[0], lo[0] = lo[r] < lo[0] ? lo[r] : lo[0];
-  T h = hi[0][0], o = lo[0][0];
-  for (int l = 1; l < W<T>; ++l) h = h < hi[0][l] ? hi[0][l] : h, o = lo[0][l] < o ? lo[0][l] : o;
-  *sum = double(fold<T>(s)), *max = double(h), *min = double(o);
+  finish_stats<T>(s, hi, lo, sum, max, min);
   if constexpr (Dot) *d1 = fold<T>(a), *d2 = fold<T>(b);
+}
+
+// L lanes in memory as R registers (lane l: element l % W of register l / W).
+template <class T>
+inline void load_lanes(const T* lanes, reg<T>* regs) {
+  for (int r = 0; r < R<T>; ++r) regs[r] = load(lanes + r * W<T>);
+}
+
+template <class T>
+void fold_stats(const T* s_lanes, const T* hi_lanes, const T* lo_lanes, double* sum, double* max, double* min) {
+  reg<T> s[R<T>], hi[R<T>], lo[R<T>];
+  load_lanes<T>(s_lanes, s), load_lanes<T>(hi_lanes, hi), load_lanes<T>(lo_lanes, lo);
+  finish_stats<T>(s, hi, lo, sum, max, min);
 }
 
 template <class T>
@@ -229,9 +248,9 @@ extern const reduction_kernels<float> kernels_f32;
 extern const reduction_kernels<double> kernels_f64;
 const reduction_kernels<float> kernels_f32 = {&sum<float>,         &sum_and_weighted<float>, &dot2<float>,
                                              &sum_max_min<float>, &dot2_sum_max_min<float>, &sums_and_column<float>,
-                                             &axpy2_rows<float>};
+                                             &axpy2_rows<float>,  &fold_stats<float>};
 const reduction_kernels<double> kernels_f64 = {&sum<double>,         &sum_and_weighted<double>, &dot2<double>,
                                                &sum_max_min<double>, &dot2_sum_max_min<double>, &sums_and_column<double>,
-                                               &axpy2_rows<double>};
+                                               &axpy2_rows<double>,  &fold_stats<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

@@ -4,8 +4,9 @@
 // The documented bound of every pair here is "equal bit for bit" (a NaN
 // equals any NaN): the GEMM per accumulation order and its row/column
 // recompute, the int8 GEMM, the int64 row sums and requantization, the
-// EmbeddingBag, the log-norm sums, and 001's checks verified incrementally
-// against a full verification.
+// EmbeddingBag, the log-norm sums, 001's checks verified incrementally
+// against a full verification, and the protected GEMM (its sums at every
+// SIMD level, its verdict) against the separate check.
 #include <bit>
 #include <tuple>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "detectors/gemm_detector.hpp"
 #include "foundation/formats/format.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
+#include "foundation/kernels/gemm/gemm_check_sums.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
@@ -179,6 +181,57 @@ void incremental_checks(byte_source& in, const sdc::format& f) {
   }
 }
 
+// The protected GEMM (gemm_check_sums.hpp) on arbitrary values: C and its
+// sums the same at every level, and the verdict the separate check's.
+template <class T>
+void protected_checks(byte_source& in, const sdc::format& f) {
+  static const std::pair<const char*, const char*> policies[] = {
+      {"vabft", "{}"}, {"vabft", R"({"point":"fused"})"}, {"vabft", R"({"checks":"rows","weights":"sinh"})"},
+      {"vabft_exact_variance", "{}"}, {"aabft", R"({"y":"computed"})"}, {"fixed_abs", "{}"}};
+  const char* name = nullptr; const char* params = nullptr;
+  std::tie(name, params) = policies[in.range(0, 5)];
+  const sdc::gemm_shape s{in.range(1, 24), in.range(1, 40), in.range(1, 300)};
+  sdc::accumulation_order o = order_of(in);
+  if (o.k == sdc::accumulation_order::kind::pairwise) o.k = sdc::accumulation_order::kind::sequential;
+  std::vector<T> A(size_t(s.m * s.k)), B(size_t(s.k * s.n)), C(size_t(s.m * s.n)), F(C.size());
+  const bool raw = in.range(0, 1);
+  auto value = [&] { return raw ? in.raw<T>() : T(in.range(-1000, 1000)) / T(128); };
+  for (auto& x : A) x = value();
+  for (auto& x : B) x = value();
+  sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
+  const auto* info = sdc::find_detector(sdc::view_kind::gemm, name);
+  sdc::detector_context ctx{&f, &f, {{"accumulation", o.text()}, {"shape", s.text()}}, sdc::gemm_context{s, o}};
+  auto make = [&] {
+    auto d = info->make(sdc::detector_params(sdc::validate_params(*info, nlohmann::json::parse(params)), &f), ctx);
+    return sdc::detector_cast<sdc::gemm_detector>(std::move(d), name, "gemm");
+  };
+  auto sep = make(), fused = make();
+  sdc::gemm_data<T> d{&f, &f, s, o, A.data(), B.data(), C.data(), C.data(), nullptr};
+  sep->encode(d), fused->encode(d);
+  if (in.range(0, 1)) A[size_t(in.range(0, int64_t(A.size()) - 1))] = value();  // a fault after encoding
+  sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
+  sdc::verdict y;
+  check(fused->protected_gemm(d, F.data(), &y));
+  for (size_t e = 0; e < C.size(); ++e) check(same(F[e], C[e]));
+  const sdc::verdict x = sep->verify(d);
+  check(x.flagged == y.flagged && same(x.score, y.score) && x.located_row == y.located_row && x.located_col == y.located_col);
+  check(same(x.corrected_value, y.corrected_value) && x.metrics.size() == y.metrics.size());
+  for (size_t m = 0; m < x.metrics.size(); ++m) check(same(x.metrics[m].second, y.metrics[m].second));
+  std::vector<T> ones(size_t(s.k), T(1)), wn(size_t(s.n), T(1));
+  const sdc::check_sums_spec<T> spec{ones.data(), ones.data(), wn.data(), ones.data(), ones.data(), true};
+  sdc::check_sums<T> first, other;
+  sdc::gemm_fixed_order_checked(A.data(), B.data(), F.data(), s, o, spec, first);
+  for (const sdc::simd_level l : sdc::supported_simd_levels()) {
+    sdc::gemm_fixed_order_checked_at(l, A.data(), B.data(), F.data(), s, o, spec, other);
+    for (size_t e = 0; e < C.size(); ++e) check(same(F[e], C[e]));
+    for (auto [a, b] : {std::pair{&first.s1, &other.s1}, {&first.s2, &other.s2}, {&first.row_ref, &other.row_ref},
+                        {&first.c1, &other.c1}, {&first.col_ref, &other.col_ref}})
+      for (size_t e = 0; e < a->size(); ++e) check(same((*a)[e], (*b)[e]));
+    for (size_t e = 0; e < first.a_sum.size(); ++e)
+      check(same(first.a_sum[e], other.a_sum[e]) && same(first.a_max[e], other.a_max[e]) && same(first.a_min[e], other.a_min[e]));
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -191,7 +244,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 4: log_norm_twins(in); break;
     case 5: incremental_checks<float>(in, sdc::fp32()); break;
     case 6: incremental_checks<double>(in, sdc::fp64()); break;
-    default: gemm_twins<float>(in);
+    default:
+      if (in.range(0, 1)) protected_checks<double>(in, sdc::fp64());
+      else protected_checks<float>(in, sdc::fp32());
   }
   return 0;
 }

@@ -13,6 +13,19 @@
 
 namespace sdc {
 
+// What the checked kernel accumulates into (gemm_check_sums.hpp; the caller
+// allocates and initialises it). Lanes: m rows x L (reduction_lanes<T>),
+// lane k mod L (A) or j mod L (C). A column cascade (column_cascade.hpp) is
+// its open block (n values) followed by `levels` levels of n values.
+template <class T>
+struct check_sums_io {
+  const T *br1, *br2, *wn, *ca1, *ca2;
+  bool columns, row_stats;
+  T *a_ref1, *a_ref2, *a_sum, *a_hi, *a_lo;  // rows of A
+  T *c_s1, *c_s2;                            // rows of C
+  T *col_c1, *col_r1, *col_r2;               // column cascades: C's sums, (c1 A) B_j, (c2 A) B_j
+};
+
 template <class T>
 struct fixed_order_kernels {
   // Elements of workspace `blocked` needs for a k-block size (0: sequential).
@@ -21,7 +34,15 @@ struct fixed_order_kernels {
   void (*blocked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work);
   // The pairwise order; work holds k_pairwise_workspace elements.
   void (*pairwise)(const T* A, const T* B, T* C, gemm_shape s, T* work);
+  // `blocked`, accumulating a checksum check's sums into io as it goes.
+  void (*blocked_checked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io);
 };
+// The levels a column cascade over `rows` rows needs.
+inline int cascade_levels(int64_t rows) {
+  int l = 1;
+  for (int64_t b = (rows + 7) / 8; b > 1; b = (b + 1) / 2) ++l;
+  return l;
+}
 constexpr int64_t k_pairwise_strip = 64, k_pairwise_levels = 64;
 constexpr int64_t k_pairwise_workspace = k_pairwise_strip * (k_pairwise_levels + 1);
 

@@ -14,6 +14,7 @@
 #endif
 #include "foundation/kernels/gemm/gemm_dispatch.hpp"
 #include "foundation/kernels/gemm/simd.hpp"
+#include "foundation/simd/reductions.hpp"
 
 namespace sdc::SDC_KERNEL_NS {
 namespace {
@@ -117,8 +118,188 @@ int64_t blocked_workspace(int64_t block) {
   return kc_for(block) * (k_nc + tiling<T>::nr) + kc_for(block) * (k_mc + k_mr);
 }
 
+// ---- The checked kernel's sums (gemm_check_sums.hpp) ----------------------
+// Rows of 8 per block of a column cascade (column_cascade.hpp's
+// k_block_rows; gemm_fixed_order.cpp asserts they agree).
+constexpr int64_t k_cascade_rows = 8;
+
+// A finished block of a column cascade, `blk` for columns [j, j + W), is
+// merged as column_cascade::row_done merges it: `before` blocks were merged
+// earlier, so the pending levels are the set bits of `before` (a binary
+// counter): each is added in (level + block) and freed, then the first free
+// level takes the sum.
 template <class T>
-void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work) {
+inline void cascade_merge(T* c, int64_t n, int64_t j, typename simd::ops<T>::reg blk, int64_t before) {
+  using v = simd::ops<T>;
+  int l = 0;
+  for (; (before >> l) & 1; ++l) blk = v::add(v::load(c + (1 + l) * n + j), blk);
+  v::store(c + (1 + l) * n + j, blk);
+  v::store(c + j, v::zero());
+}
+template <class T>
+inline void cascade_merge_one(T* c, int64_t n, int64_t j, int64_t before) {
+  T blk = c[j];
+  int l = 0;
+  for (; (before >> l) & 1; ++l) blk = c[(1 + l) * n + j] + blk;
+  c[(1 + l) * n + j] = blk;
+  c[j] = T(0);
+}
+inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_rows == 0 || r + 1 == rows; }
+
+// Rows [i0, i0 + mc) of A over depth [p0, p0 + kc): A_i (B r1), A_i (B r2)
+// and the row statistics, into each row's lanes (lane k mod L, in order).
+// Where the chunk starts on a lane boundary the row's lanes live in
+// registers for the chunk; the rest (a depth tail, or chunks of kblock
+// orders that do not start on one) go element by element.
+template <class T>
+void row_refs_block(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, const check_sums_io<T>& io) {
+  using v = simd::ops<T>;
+  using reg = typename v::reg;
+  constexpr int w = v::width;
+  constexpr int L = reduction_lanes<T>;
+  constexpr int R = L / w;
+  const reg neg = v::set1(T(-__builtin_inf())), pos = v::set1(T(__builtin_inf()));
+  for (int64_t i = i0; i < i0 + mc; ++i) {
+    const T* a = A + i * lda;
+    T* r1 = io.a_ref1 + i * L;
+    T* r2 = io.a_ref2 + i * L;
+    T* sm = io.a_sum + i * L;
+    T* hi = io.a_hi + i * L;
+    T* lo = io.a_lo + i * L;
+    int64_t k = p0;
+    const int64_t end = p0 + kc;
+    if (p0 % L == 0) {
+      reg x1[R], x2[R], xs[R], xh[R], xl[R];
+      for (int r = 0; r < R; ++r) {
+        if (p0 == 0) {  // the row's first visit: its lanes start as the separate check's registers do
+          x1[r] = x2[r] = xs[r] = v::zero(), xh[r] = neg, xl[r] = pos;
+        } else {
+          x1[r] = v::load(r1 + r * w), x2[r] = v::load(r2 + r * w), xs[r] = v::load(sm + r * w);
+          xh[r] = v::load(hi + r * w), xl[r] = v::load(lo + r * w);
+        }
+      }
+      for (; k + L <= end; k += L) {
+        for (int r = 0; r < R; ++r) {
+          const reg x = v::load(a + k + r * w);
+          x1[r] = v::fma(x, v::load(io.br1 + k + r * w), x1[r]);
+          x2[r] = v::fma(x, v::load(io.br2 + k + r * w), x2[r]);
+          if (io.row_stats) xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
+        }
+      }
+      for (int r = 0; r < R; ++r) {
+        v::store(r1 + r * w, x1[r]), v::store(r2 + r * w, x2[r]), v::store(sm + r * w, xs[r]);
+        v::store(hi + r * w, xh[r]), v::store(lo + r * w, xl[r]);
+      }
+    } else if (p0 == 0) {
+      for (int l = 0; l < L; ++l) r1[l] = r2[l] = sm[l] = T(0), hi[l] = T(-__builtin_inf()), lo[l] = T(__builtin_inf());
+    }
+    for (; k < end; ++k) {
+      const int o = int(k % L);
+      const T x = a[k];
+      r1[o] = simd::fma1(x, io.br1[k], r1[o]), r2[o] = simd::fma1(x, io.br2[k], r2[o]);
+      if (io.row_stats) {
+        sm[o] = sm[o] + x;
+        if (hi[o] < x) hi[o] = x;
+        if (x < lo[o]) lo[o] = x;
+      }
+    }
+  }
+}
+
+// Packs B as pack_b does and, in the same read, adds depth [p0, p0 + kc) to
+// the column references (c1 A) B_j and (c2 A) B_j of columns [j0, j0 + nc).
+template <class T>
+void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t K, T* out,
+                    const check_sums_io<T>& io) {
+  using v = simd::ops<T>;
+  constexpr int w = v::width;
+  constexpr int nr = tiling<T>::nr;
+  const int64_t n = ldb;
+  for (int64_t jr = 0; jr < nc; jr += nr) {
+    const int cols = int(min_of<int64_t>(nr, nc - jr));
+    const int64_t j = j0 + jr;
+    if (cols == nr) {
+      typename v::reg a0 = v::load(io.col_r1 + j), a1 = v::load(io.col_r1 + j + w);
+      typename v::reg b0 = v::load(io.col_r2 + j), b1 = v::load(io.col_r2 + j + w);
+      for (int64_t p = 0; p < kc; ++p) {
+        const int64_t k = p0 + p;
+        const T* src = B + k * ldb + j;
+        const typename v::reg x0 = v::load(src), x1 = v::load(src + w);
+        v::store(out, x0), v::store(out + w, x1);
+        out += nr;
+        const typename v::reg c1 = v::set1(io.ca1[k]), c2 = v::set1(io.ca2[k]);
+        a0 = v::fma(c1, x0, a0), a1 = v::fma(c1, x1, a1), b0 = v::fma(c2, x0, b0), b1 = v::fma(c2, x1, b1);
+        if (block_ends(k, K)) {
+          const int64_t before = k / k_cascade_rows;
+          cascade_merge<T>(io.col_r1, n, j, a0, before), cascade_merge<T>(io.col_r1, n, j + w, a1, before);
+          cascade_merge<T>(io.col_r2, n, j, b0, before), cascade_merge<T>(io.col_r2, n, j + w, b1, before);
+          a0 = a1 = b0 = b1 = v::zero();
+        }
+      }
+      v::store(io.col_r1 + j, a0), v::store(io.col_r1 + j + w, a1);
+      v::store(io.col_r2 + j, b0), v::store(io.col_r2 + j + w, b1);
+      continue;
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const int64_t k = p0 + p;
+      const T* src = B + k * ldb + j;
+      for (int c = 0; c < nr; ++c) *out++ = c < cols ? src[c] : T(0);
+      for (int c = 0; c < cols; ++c) {
+        io.col_r1[j + c] = simd::fma1(io.ca1[k], src[c], io.col_r1[j + c]);
+        io.col_r2[j + c] = simd::fma1(io.ca2[k], src[c], io.col_r2[j + c]);
+        if (block_ends(k, K)) {
+          cascade_merge_one(io.col_r1, n, j + c, k / k_cascade_rows);
+          cascade_merge_one(io.col_r2, n, j + c, k / k_cascade_rows);
+        }
+      }
+    }
+  }
+}
+
+// A finished rows x cols tile of C at (i0, j0), row stride ldc: its rows'
+// sums C_i r1, C_i r2 (lane j mod L) and its share of the column sums.
+template <class T>
+void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int cols, int64_t M, int64_t N,
+               const check_sums_io<T>& io) {
+  using v = simd::ops<T>;
+  constexpr int w = v::width;
+  constexpr int nr = tiling<T>::nr;
+  constexpr int L = reduction_lanes<T>;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    const T* x = c + r * ldc;
+    T* s1 = io.c_s1 + i * L;
+    T* s2 = io.c_s2 + i * L;
+    if (j0 == 0)  // the row's first tile
+      for (int l = 0; l < L; l += w) v::store(s1 + l, v::zero()), v::store(s2 + l, v::zero());
+    if (cols == nr) {
+      for (int h = 0; h < 2; ++h) {
+        const int64_t j = j0 + h * w;
+        const int o = int(j % L);
+        const typename v::reg xv = v::load(x + h * w);
+        v::store(s1 + o, v::add(v::load(s1 + o), xv));
+        v::store(s2 + o, v::fma(v::load(io.wn + j), xv, v::load(s2 + o)));
+        if (io.columns) v::store(io.col_c1 + j, v::add(v::load(io.col_c1 + j), xv));
+      }
+      if (io.columns && block_ends(i, M))
+        for (int h = 0; h < 2; ++h) cascade_merge<T>(io.col_c1, N, j0 + h * w, v::load(io.col_c1 + j0 + h * w), i / k_cascade_rows);
+      continue;
+    }
+    for (int cc = 0; cc < cols; ++cc) {
+      const int64_t j = j0 + cc;
+      const int o = int(j % L);
+      s1[o] = s1[o] + x[cc];
+      s2[o] = simd::fma1(io.wn[j], x[cc], s2[o]);
+      if (io.columns) {
+        io.col_c1[j] = io.col_c1[j] + x[cc];
+        if (block_ends(i, M)) cascade_merge_one(io.col_c1, N, j, i / k_cascade_rows);
+      }
+    }
+  }
+}
+
+template <class T, bool Checked>
+void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
   const int64_t kc_max = kc_for(block);
   T* const bpack = work;
@@ -129,10 +310,18 @@ void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* 
     for (int64_t pc = 0; pc < s.k; pc += kc_max) {
       const int64_t kc = min_of(kc_max, s.k - pc);
       const bool first = pc == 0;
-      pack_b(B, s.n, pc, kc, jc, nc, bpack);
+      [[maybe_unused]] const bool last = pc + kc == s.k;
+      if constexpr (Checked) {
+        if (io->columns) pack_b_checked(B, s.n, pc, kc, jc, nc, s.k, bpack, *io);
+        else pack_b(B, s.n, pc, kc, jc, nc, bpack);
+      } else {
+        pack_b(B, s.n, pc, kc, jc, nc, bpack);
+      }
       for (int64_t ic = 0; ic < s.m; ic += k_mc) {
         const int64_t mc = min_of(k_mc, s.m - ic);
         pack_a(A, s.k, ic, mc, pc, kc, apack);
+        if constexpr (Checked)
+          if (jc == 0) row_refs_block(A, s.k, ic, mc, pc, kc, *io);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int cols = int(min_of<int64_t>(nr, nc - jr));
           const T* bp = bpack + (jr / nr) * kc * nr;
@@ -142,6 +331,8 @@ void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* 
             T* c = C + (ic + ir) * s.n + jc + jr;
             if (rows == k_mr && cols == nr) {
               micro_kernel(kc, ap, bp, c, s.n, first, block);
+              if constexpr (Checked)
+                if (last) tile_sums(c, s.n, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
               continue;
             }
             // Edge tile: run on a full local tile, copy the valid part back.
@@ -152,11 +343,22 @@ void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* 
             micro_kernel(kc, ap, bp, tile, nr, first, block);
             for (int r = 0; r < rows; ++r)
               for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
+            if constexpr (Checked)
+              if (last) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
           }
         }
       }
     }
   }
+}
+
+template <class T>
+void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work) {
+  blocked_gemm_t<T, false>(A, B, C, s, block, work, nullptr);
+}
+template <class T>
+void blocked_gemm_checked(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io) {
+  blocked_gemm_t<T, true>(A, B, C, s, block, work, &io);
 }
 
 // Pairwise order: products rounded, then merged as a binary counter does, which
@@ -202,7 +404,9 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 
 extern const fixed_order_kernels<float> gemm_kernels_f32;
 extern const fixed_order_kernels<double> gemm_kernels_f64;
-const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>};
-const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>};
+const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
+                                                     &blocked_gemm_checked<float>};
+const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
+                                                      &blocked_gemm_checked<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

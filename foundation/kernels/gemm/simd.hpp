@@ -29,6 +29,10 @@ struct ops<float> {
   static reg zero() { return _mm512_setzero_ps(); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+  // m < x ? x : m, and x < m ? x : m, per lane (a NaN x never taken): vmaxps
+  // and vminps return their second operand when unordered or equal.
+  static reg max_keep(reg m, reg x) { return _mm512_max_ps(x, m); }
+  static reg min_keep(reg m, reg x) { return _mm512_min_ps(x, m); }
 };
 template <>
 struct ops<double> {
@@ -40,6 +44,8 @@ struct ops<double> {
   static reg zero() { return _mm512_setzero_pd(); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+  static reg max_keep(reg m, reg x) { return _mm512_max_pd(x, m); }
+  static reg min_keep(reg m, reg x) { return _mm512_min_pd(x, m); }
 };
 #elif defined(__AVX2__) && defined(__FMA__)
 template <>
@@ -52,6 +58,8 @@ struct ops<float> {
   static reg zero() { return _mm256_setzero_ps(); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  static reg max_keep(reg m, reg x) { return _mm256_max_ps(x, m); }
+  static reg min_keep(reg m, reg x) { return _mm256_min_ps(x, m); }
 };
 template <>
 struct ops<double> {
@@ -63,10 +71,14 @@ struct ops<double> {
   static reg zero() { return _mm256_setzero_pd(); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
+  static reg max_keep(reg m, reg x) { return _mm256_max_pd(x, m); }
+  static reg min_keep(reg m, reg x) { return _mm256_min_pd(x, m); }
 };
-#else
-inline float fma_of(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-inline double fma_of(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#endif
+// One element's a * b + c, rounded once.
+inline float fma1(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline double fma1(double a, double b, double c) { return __builtin_fma(a, b, c); }
+#if !defined(__AVX512F__) && !(defined(__AVX2__) && defined(__FMA__))
 template <class T>
 struct ops {
   using reg = T;
@@ -75,8 +87,10 @@ struct ops {
   static void store(T* p, reg v) { *p = v; }
   static reg set1(T x) { return x; }
   static reg zero() { return T(0); }
-  static reg fma(reg a, reg b, reg c) { return fma_of(a, b, c); }
+  static reg fma(reg a, reg b, reg c) { return fma1(a, b, c); }
   static reg add(reg a, reg b) { return a + b; }
+  static reg max_keep(reg m, reg x) { return m < x ? x : m; }
+  static reg min_keep(reg m, reg x) { return x < m ? x : m; }
 };
 #endif
 

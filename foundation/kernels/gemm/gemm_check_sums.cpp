@@ -1,0 +1,135 @@
+// The protected GEMM's entry points (gemm_check_sums.hpp): the lanes and
+// column cascades set up as the separate check starts them, the level's
+// checked kernel run over them, and the lanes folded by the active reduction
+// kernels (the separate check's), the cascades' pending levels added as
+// column_cascade does at its last row.
+#include "foundation/kernels/gemm/gemm_check_sums.hpp"
+
+#include <limits>
+
+#include "foundation/errors.hpp"
+#include "foundation/kernels/gemm/gemm_dispatch.hpp"
+#include "foundation/simd/column_cascade.hpp"
+#include "foundation/simd/reductions.hpp"
+
+namespace sdc {
+namespace {
+
+static_assert(k_block_rows == 8, "gemm_fixed_order_body.hpp's k_cascade_rows is column_cascade.hpp's k_block_rows");
+
+// A column cascade's storage: the open block, then the levels.
+template <class T>
+struct cascade_store {
+  std::vector<T> v;
+  int64_t n = 0;
+  // Levels are written before they are read: only the open block starts at 0.
+  void reset(int64_t cols, int64_t rows) {
+    n = cols;
+    const size_t need = size_t(cols * (1 + cascade_levels(rows)));
+    if (v.size() < need) v.resize(need);
+    std::fill(v.begin(), v.begin() + cols, T(0));
+  }
+  // column_cascade's totals: the pending levels (the set bits of the block
+  // count), lowest first, each added to the running total (level + total).
+  void totals(int64_t rows, std::vector<T>& out) const {
+    out.assign(size_t(n), T(0));
+    const int64_t blocks = (rows + k_block_rows - 1) / k_block_rows;
+    bool any = false;
+    for (int l = 0; (blocks >> l) != 0; ++l) {
+      if (!((blocks >> l) & 1)) continue;
+      const T* level = v.data() + (1 + l) * n;
+      for (int64_t j = 0; j < n; ++j) out[size_t(j)] = any ? level[j] + out[size_t(j)] : level[j];
+      any = true;
+    }
+  }
+};
+
+// reductions.hpp's fold: lane l takes lane l + L/2, then L/4, ... 1. The
+// same elementwise additions at every level (the kernels fold their
+// registers this way), so a plain loop gives the same bits.
+template <class T>
+T fold(const T* lanes) {
+  constexpr int L = reduction_lanes<T>;
+  T a[L];
+  for (int l = 0; l < L; ++l) a[l] = lanes[l];
+  for (int h = L / 2; h >= 1; h /= 2)
+    for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
+  return a[0];
+}
+
+template <class T>
+void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T* C, gemm_shape s, accumulation_order o,
+                  const check_sums_spec<T>& spec, check_sums<T>& out) {
+  if (o.k == accumulation_order::kind::pairwise || o.k == accumulation_order::kind::openblas)
+    throw value_error("the protected GEMM runs the blocked orders (sequential, kblock(B)); got " + o.text());
+  constexpr int64_t L = reduction_lanes<T>;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  const auto [m, n, k] = s;
+  thread_local std::vector<T> work, lanes;
+  thread_local cascade_store<T> c1, r1, r2;
+  const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
+  const int64_t need = kern.blocked_workspace(block);
+  if (int64_t(work.size()) < need) work.resize(size_t(need));
+  const bool columns = spec.ca1 != nullptr;
+  // Each row's lanes are started by the kernel where it first touches them (while they are in cache).
+  if (lanes.size() < size_t(7 * m * L)) lanes.resize(size_t(7 * m * L));
+  T* base = lanes.data();
+  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, spec.row_stats,
+                      base, base + m * L, base + 2 * m * L, base + 3 * m * L, base + 4 * m * L,
+                      base + 5 * m * L, base + 6 * m * L, nullptr, nullptr, nullptr};
+  if (columns) {
+    c1.reset(n, m), r1.reset(n, k), r2.reset(n, k);
+    io.col_c1 = c1.v.data(), io.col_r1 = r1.v.data(), io.col_r2 = r2.v.data();
+  }
+  if (k == 0 || n == 0) {  // the blocked kernel runs no tile: sums of nothing
+    std::fill(C, C + m * n, T(0));
+    std::fill(base, base + 7 * m * L, T(0));
+    std::fill(io.a_hi, io.a_hi + m * L, -inf);
+    std::fill(io.a_lo, io.a_lo + m * L, inf);
+  } else {
+    kern.blocked_checked(A, B, C, s, block, work.data(), io);
+  }
+  const auto& red = active_reduction_kernels<T>();
+  for (auto* v : {&out.s1, &out.s2, &out.row_ref, &out.row_ref2}) v->resize(size_t(m));
+  if (spec.row_stats) out.a_sum.resize(size_t(m)), out.a_max.resize(size_t(m)), out.a_min.resize(size_t(m));
+  for (int64_t i = 0; i < m; ++i) {
+    const size_t r = size_t(i);
+    out.row_ref[r] = fold(io.a_ref1 + i * L), out.row_ref2[r] = fold(io.a_ref2 + i * L);
+    out.s1[r] = fold(io.c_s1 + i * L), out.s2[r] = fold(io.c_s2 + i * L);
+    if (spec.row_stats)
+      red.fold_stats(io.a_sum + i * L, io.a_hi + i * L, io.a_lo + i * L, &out.a_sum[r], &out.a_max[r], &out.a_min[r]);
+  }
+  if (columns) {
+    c1.totals(m, out.c1), r1.totals(k, out.col_ref), r2.totals(k, out.col_ref2);
+  } else {
+    out.c1.clear(), out.col_ref.clear(), out.col_ref2.clear();
+  }
+}
+
+template <class T>
+void checked_impl(const T* A, const T* B, T* C, gemm_shape s, accumulation_order o, const check_sums_spec<T>& spec,
+                  check_sums<T>& out) {
+  static const fixed_order_kernels<T>& k = fixed_order_kernels_for<T>(active_simd_level());
+  checked_with(k, A, B, C, s, o, spec, out);
+}
+
+}  // namespace
+
+void gemm_fixed_order_checked(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o,
+                              const check_sums_spec<float>& spec, check_sums<float>& out) {
+  checked_impl(A, B, C, s, o, spec, out);
+}
+void gemm_fixed_order_checked(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o,
+                              const check_sums_spec<double>& spec, check_sums<double>& out) {
+  checked_impl(A, B, C, s, o, spec, out);
+}
+void gemm_fixed_order_checked_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o,
+                                 const check_sums_spec<float>& spec, check_sums<float>& out) {
+  checked_with(fixed_order_kernels_for<float>(l), A, B, C, s, o, spec, out);
+}
+void gemm_fixed_order_checked_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s,
+                                 accumulation_order o, const check_sums_spec<double>& spec, check_sums<double>& out) {
+  checked_with(fixed_order_kernels_for<double>(l), A, B, C, s, o, spec, out);
+}
+
+}  // namespace sdc
