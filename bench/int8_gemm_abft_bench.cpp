@@ -1,5 +1,5 @@
 // Overhead of the int8 GEMM ABFT of 004_0d1fcb03aeacfeeb.txt (Algorithm 1) over
-// the plain oneDNN u8s8s32 GEMM, on the 28 DLRM shapes of suites/dlrm_int8_table2.json.
+// the fastest plain u8s8s32 GEMM (oneDNN's, or our widened kernel), on the 28 DLRM shapes of suites/dlrm_int8_table2.json.
 //   plain:  C = A x B            (n columns), timed in two layouts, leading
 //           dimension n and the protected GEMM's padded one, and as the
 //           protected GEMM's shape with a zero column in place of the
@@ -115,7 +115,8 @@ problem& cached(const mnk& s) {
 }
 
 // Variants timed together in every iteration (paired_timer.hpp).
-enum variant { plain, plain_again, plain_ld, abft, verify, gemm_n1, plain_rq, plain_rq_ld, abft_rq, plain_wide, plain_rq_wide, n_variants };
+enum variant { plain, plain_again, plain_ld, abft, verify, gemm_n1, plain_rq, plain_rq_ld, abft_rq, plain_wide, plain_rq_wide, plain_ours,
+               plain_rq_ours, n_variants };
 
 std::map<std::string, sdc::bench::paired_timer>& timers() {
   static std::map<std::string, sdc::bench::paired_timer> t;
@@ -171,6 +172,15 @@ void register_all() {
             gemm_u8s8s32(p.s.m, p.s.n + 1, p.s.k, p.A.data(), p.s.k, p.Bl.data(), p.ldp, p.Cl.data(), p.ldp);
             requantize_u8(p.Cl.data(), p.ldp, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
             benchmark::ClobberMemory();
+          },
+          [&] {  // plain on our widened kernel (int8_kernels.hpp), the other int8 GEMM this machine has
+            gemm_u8s8s32_widened(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            benchmark::ClobberMemory();
+          },
+          [&] {  // the same, then requantization
+            gemm_u8s8s32_widened(p.s.m, p.s.n, p.s.k, p.A.data(), p.s.k, p.B.data(), p.s.n, p.C.data(), p.s.n);
+            requantize_u8(p.C.data(), p.s.n, p.s.m, p.s.n, 1.2e-4f, 5, p.Cu8.data(), nullptr);
+            benchmark::ClobberMemory();
           }};
       size_t it = 0;
       for (auto _ : st) timer.measure(variants, it++);
@@ -187,12 +197,12 @@ int main(int argc, char** argv) {
   fmt::print("\nint8 GEMM ABFT overhead over the plain int8 GEMM ({}), one thread; medians over iterations of\n"
              "per-iteration ratios, the variants timed back to back in each iteration (this run). Baseline: in each\n"
              "iteration the fastest of the plain GEMM with leading dimension n, with the protected one's padded\n"
-             "leading dimension ('pad' = share of iterations it won) and in the protected shape, n + 1 columns with a\n"
-             "zero column ('wide' = share it won). noise: 5th-95th percentile of\n"
+             "leading dimension ('pad' = share of iterations it won), in the protected shape, n + 1 columns with a\n"
+             "zero column ('wide' = share it won), and on our widened int8 kernel ('ours' = share it won). noise: 5th-95th percentile of\n"
              "plain / plain (the same GEMM timed twice); an overhead below it is a defect of the baseline ('!').\n",
              int8_gemm_kernel_name());
-  fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>9} {:>4} {:>4} {:>9} {:>15} {:>8} {:>9} {:>11} {:>13} {:>11} {:>12}\n", "m", "n", "k",
-             "iters", "plain us", "pad", "wide", "overhead", "noise", "verify", "encode", "theory(004)", "theory(amort)", "gemm n+1 ld",
+  fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>9} {:>4} {:>4} {:>4} {:>9} {:>15} {:>8} {:>9} {:>11} {:>13} {:>11} {:>12}\n", "m", "n", "k",
+             "iters", "plain us", "pad", "wide", "ours", "overhead", "noise", "verify", "encode", "theory(004)", "theory(amort)", "gemm n+1 ld",
              "with requant");
   int over10_m64 = 0, over20 = 0, over10 = 0, shapes = 0, rq_over10_m64 = 0, rq_over10 = 0, rq_over20 = 0, defects = 0;
   for (const auto& s : k_shapes) {
@@ -204,10 +214,11 @@ int main(int argc, char** argv) {
     const auto e0 = std::chrono::steady_clock::now();
     for (int r = 0; r < 20; ++r) p.encode();
     const double enc = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count() / 20;
-    const std::vector<size_t> bases = {plain, plain_ld, plain_wide}, rq_bases = {plain_rq, plain_rq_ld, plain_rq_wide};
+    const std::vector<size_t> bases = {plain, plain_ld, plain_wide, plain_ours},
+                              rq_bases = {plain_rq, plain_rq_ld, plain_rq_wide, plain_rq_ours};
     const double ov = t.median_ratio_to_fastest(abft, bases) - 1;
     const auto [lo, hi] = t.ratio_band(plain_again, plain);
-    const double base_s = std::min({t.median(plain), t.median(plain_ld), t.median(plain_wide)});
+    const double base_s = std::min({t.median(plain), t.median(plain_ld), t.median(plain_wide), t.median(plain_ours)});
     const double th = 1.0 / (2.0 * double(s.m)) + 1.0 / double(s.n) + 1.0 / (2.0 * double(s.k));
     const double th_am = 1.0 / double(s.n) + 1.0 / (2.0 * double(s.k));
     ++shapes;
@@ -217,10 +228,10 @@ int main(int argc, char** argv) {
     rq_over10 += rq > 0.10, rq_over20 += rq > 0.20, rq_over10_m64 += s.m >= 64 && rq > 0.10;
     const bool defect = ov < lo - 1 || rq < lo - 1;
     defects += defect;
-    fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>9.2f} {:>3.0f}% {:>3.0f}% {:>8.1f}% {:>6.1f}%..{:>5.1f}% {:>7.1f}% {:>8.1f}% {:>10.1f}% "
+    fmt::print("{:>5} {:>5} {:>5} {:>6}  {:>9.2f} {:>3.0f}% {:>3.0f}% {:>3.0f}% {:>8.1f}% {:>6.1f}%..{:>5.1f}% {:>7.1f}% {:>8.1f}% {:>10.1f}% "
                "{:>12.1f}% {:>10.1f}% {:>11.1f}%{}\n",
                s.m, s.n, s.k, t.iterations(), base_s * 1e6, 100 * t.fastest_share(plain_ld, bases),
-               100 * t.fastest_share(plain_wide, bases), 100 * ov, 100 * (lo - 1),
+               100 * t.fastest_share(plain_wide, bases), 100 * t.fastest_share(plain_ours, bases), 100 * ov, 100 * (lo - 1),
                100 * (hi - 1), 100 * t.median_ratio_to_fastest(verify, bases), 100 * enc / base_s, 100 * th,
                100 * th_am, 100 * (t.median_ratio_to_fastest(gemm_n1, bases) - 1), 100 * rq, defect ? " !" : "");
   }

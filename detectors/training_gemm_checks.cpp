@@ -120,6 +120,12 @@ const bool registered = register_detector_late([] {
     t.summary = "001's GEMM check on every GEMM of the rank's linear layers: " + info->summary;
     t.recorder = false, t.closed_forms = {}, t.make_episode = {};
     t.make = [info](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+      // A training GEMM record holds the stored output (bf16-rounded under
+      // mixed precision), not the accumulator: a fused-point check would
+      // compare rounded values against an accumulator's bound and fail every GEMM.
+      if (p.json().value("point", "offline") == "fused")
+        throw value_error("gemm_" + info->name + ": point: expected \"offline\" (training GEMM records hold the stored "
+                          "output, not the fp32 accumulator); got \"fused\"");
       return std::make_unique<gemm_family_check>(info, p.json());
     };
     register_detector(std::move(t));

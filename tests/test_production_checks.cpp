@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
 #include "training_detector_harness.hpp"
 
@@ -152,3 +153,23 @@ TEST(StabilityMonitor, SpikesAgainstTheWindowAndANaNBlindsIt) {
 
 }  // namespace
 }  // namespace sdc
+
+namespace {
+
+// 001's GEMM checks on training GEMMs read the stored output: a check of the
+// fp32 accumulator (point = fused) cannot run there and is refused by name.
+TEST(TrainingGemmChecks, AFusedPointIsRefused) {
+  const auto* info = sdc::find_detector(sdc::view_kind::training, "gemm_vabft");
+  ASSERT_NE(info, nullptr);
+  const sdc::detector_params p(sdc::validate_params(*info, {{"point", "fused"}}), nullptr);
+  try {
+    info->make(p, sdc::detector_context{});
+    FAIL() << "a fused point was accepted";
+  } catch (const sdc::value_error& e) {
+    EXPECT_NE(std::string(e.what()).find("gemm_vabft: point: expected \"offline\""), std::string::npos) << e.what();
+  }
+  const sdc::detector_params ok(sdc::validate_params(*info, nlohmann::json::object()), nullptr);
+  EXPECT_NE(info->make(ok, sdc::detector_context{}), nullptr);
+}
+
+}  // namespace
