@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "cli_runner.hpp"
 
@@ -88,6 +89,36 @@ TEST(ScaleTraining, MixFaultRunsAsARecurringFault) {
     EXPECT_EQ(c["axes"]["fault"], "mix(0.3,0.01)");
     EXPECT_EQ(c["faulty"]["trials"].get<int64_t>(), 4) << c["faulty"];
   }
+}
+
+}  // namespace
+
+namespace {
+
+// suites/long_horizon_training.json at smoke scale: a stuck weight cell
+// (weight:all, permanent) runs beside the transient fault, every faulty
+// episode is labelled at its horizon (30 steps: 28 after the fault), and
+// the excess curve covers the whole horizon.
+TEST(LongHorizonTraining, SmokePresetRunsAStuckWeightToItsHorizon) {
+  const std::string dir = scratch_dir("long_horizon");
+  const std::string out = dir + "/r.json";
+  const auto r = run_cli(std::string("run ") + SDCBENCH_SOURCE_DIR + "/suites/long_horizon_training.json --scale smoke --quiet --out " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  ASSERT_EQ(run_cli("validate " + out).code, 0);
+  const json set = read_json(out);
+  std::set<std::string> lifetimes;
+  for (const auto& c : set["cells"]) {
+    ASSERT_TRUE(c["skipped"].is_null()) << c["key"] << ": a stuck cell is a weight's recurring form";
+    lifetimes.insert(c["axes"]["lifetime"].get<std::string>());
+    EXPECT_EQ(c["workload_metrics"]["faulty.horizon_steps.max"], 28.0) << c["key"];
+    int64_t labelled = 0;
+    for (const auto& [label, b] : c["by_label"].items()) labelled += b["trials"].get<int64_t>();
+    EXPECT_EQ(labelled, c["faulty"]["trials"].get<int64_t>()) << c["key"];
+    const json* excess = series(c, "loss_excess");
+    ASSERT_NE(excess, nullptr);
+    EXPECT_EQ((*excess)["faulty"]["mean"].size(), 28u) << c["key"];
+  }
+  EXPECT_EQ(lifetimes, (std::set<std::string>{"transient", "permanent"}));
 }
 
 }  // namespace

@@ -170,22 +170,37 @@ void row_refs_block(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0,
     const int64_t end = p0 + kc;
     if (p0 % L == 0) {
       reg x1[R], x2[R], xs[R], xh[R], xl[R];
-      for (int r = 0; r < R; ++r) {
-        if (p0 == 0) {  // the row's first visit: its lanes start as the separate check's registers do
-          x1[r] = x2[r] = xs[r] = v::zero(), xh[r] = neg, xl[r] = pos;
-        } else {
+#pragma GCC unroll 64
+      for (int r = 0; r < R; ++r) {  // the row's first visit: its lanes start as the separate check's registers do
+        x1[r] = x2[r] = xs[r] = v::zero(), xh[r] = neg, xl[r] = pos;
+        if (p0 != 0) {
           x1[r] = v::load(r1 + r * w), x2[r] = v::load(r2 + r * w), xs[r] = v::load(sm + r * w);
           xh[r] = v::load(hi + r * w), xl[r] = v::load(lo + r * w);
         }
       }
-      for (; k + L <= end; k += L) {
-        for (int r = 0; r < R; ++r) {
-          const reg x = v::load(a + k + r * w);
-          x1[r] = v::fma(x, v::load(io.br1 + k + r * w), x1[r]);
-          x2[r] = v::fma(x, v::load(io.br2 + k + r * w), x2[r]);
-          if (io.row_stats) xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
+      const bool stats = io.row_stats;
+      const T* const b1 = io.br1;
+      const T* const b2 = io.br2;
+      if (stats) {
+        for (; k + L <= end; k += L) {
+#pragma GCC unroll 64
+          for (int r = 0; r < R; ++r) {
+            const reg x = v::load(a + k + r * w);
+            x1[r] = v::fma(x, v::load(b1 + k + r * w), x1[r]);
+            x2[r] = v::fma(x, v::load(b2 + k + r * w), x2[r]);
+            xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
+          }
         }
       }
+      for (; k + L <= end; k += L) {
+#pragma GCC unroll 64
+        for (int r = 0; r < R; ++r) {
+          const reg x = v::load(a + k + r * w);
+          x1[r] = v::fma(x, v::load(b1 + k + r * w), x1[r]);
+          x2[r] = v::fma(x, v::load(b2 + k + r * w), x2[r]);
+        }
+      }
+#pragma GCC unroll 64
       for (int r = 0; r < R; ++r) {
         v::store(r1 + r * w, x1[r]), v::store(r2 + r * w, x2[r]), v::store(sm + r * w, xs[r]);
         v::store(hi + r * w, xh[r]), v::store(lo + r * w, xl[r]);
@@ -215,29 +230,33 @@ void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0,
   constexpr int w = v::width;
   constexpr int nr = tiling<T>::nr;
   const int64_t n = ldb;
+  T* const r1 = io.col_r1;
+  T* const r2 = io.col_r2;
+  const T* const ca1 = io.ca1;
+  const T* const ca2 = io.ca2;
   for (int64_t jr = 0; jr < nc; jr += nr) {
     const int cols = int(min_of<int64_t>(nr, nc - jr));
     const int64_t j = j0 + jr;
     if (cols == nr) {
-      typename v::reg a0 = v::load(io.col_r1 + j), a1 = v::load(io.col_r1 + j + w);
-      typename v::reg b0 = v::load(io.col_r2 + j), b1 = v::load(io.col_r2 + j + w);
+      typename v::reg a0 = v::load(r1 + j), a1 = v::load(r1 + j + w);
+      typename v::reg b0 = v::load(r2 + j), b1 = v::load(r2 + j + w);
       for (int64_t p = 0; p < kc; ++p) {
         const int64_t k = p0 + p;
         const T* src = B + k * ldb + j;
         const typename v::reg x0 = v::load(src), x1 = v::load(src + w);
         v::store(out, x0), v::store(out + w, x1);
         out += nr;
-        const typename v::reg c1 = v::set1(io.ca1[k]), c2 = v::set1(io.ca2[k]);
+        const typename v::reg c1 = v::set1(ca1[k]), c2 = v::set1(ca2[k]);
         a0 = v::fma(c1, x0, a0), a1 = v::fma(c1, x1, a1), b0 = v::fma(c2, x0, b0), b1 = v::fma(c2, x1, b1);
         if (block_ends(k, K)) {
           const int64_t before = k / k_cascade_rows;
-          cascade_merge<T>(io.col_r1, n, j, a0, before), cascade_merge<T>(io.col_r1, n, j + w, a1, before);
-          cascade_merge<T>(io.col_r2, n, j, b0, before), cascade_merge<T>(io.col_r2, n, j + w, b1, before);
+          cascade_merge<T>(r1, n, j, a0, before), cascade_merge<T>(r1, n, j + w, a1, before);
+          cascade_merge<T>(r2, n, j, b0, before), cascade_merge<T>(r2, n, j + w, b1, before);
           a0 = a1 = b0 = b1 = v::zero();
         }
       }
-      v::store(io.col_r1 + j, a0), v::store(io.col_r1 + j + w, a1);
-      v::store(io.col_r2 + j, b0), v::store(io.col_r2 + j + w, b1);
+      v::store(r1 + j, a0), v::store(r1 + j + w, a1);
+      v::store(r2 + j, b0), v::store(r2 + j + w, b1);
       continue;
     }
     for (int64_t p = 0; p < kc; ++p) {
@@ -245,11 +264,11 @@ void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0,
       const T* src = B + k * ldb + j;
       for (int c = 0; c < nr; ++c) *out++ = c < cols ? src[c] : T(0);
       for (int c = 0; c < cols; ++c) {
-        io.col_r1[j + c] = simd::fma1(io.ca1[k], src[c], io.col_r1[j + c]);
-        io.col_r2[j + c] = simd::fma1(io.ca2[k], src[c], io.col_r2[j + c]);
+        r1[j + c] = simd::fma1(ca1[k], src[c], r1[j + c]);
+        r2[j + c] = simd::fma1(ca2[k], src[c], r2[j + c]);
         if (block_ends(k, K)) {
-          cascade_merge_one(io.col_r1, n, j + c, k / k_cascade_rows);
-          cascade_merge_one(io.col_r2, n, j + c, k / k_cascade_rows);
+          cascade_merge_one(r1, n, j + c, k / k_cascade_rows);
+          cascade_merge_one(r2, n, j + c, k / k_cascade_rows);
         }
       }
     }
@@ -265,6 +284,9 @@ void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int co
   constexpr int w = v::width;
   constexpr int nr = tiling<T>::nr;
   constexpr int L = reduction_lanes<T>;
+  const T* const wn = io.wn;
+  T* const col = io.col_c1;
+  const bool columns = io.columns;
   for (int r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     const T* x = c + r * ldc;
@@ -273,26 +295,27 @@ void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int co
     if (j0 == 0)  // the row's first tile
       for (int l = 0; l < L; l += w) v::store(s1 + l, v::zero()), v::store(s2 + l, v::zero());
     if (cols == nr) {
+#pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
         const int64_t j = j0 + h * w;
         const int o = int(j % L);
         const typename v::reg xv = v::load(x + h * w);
         v::store(s1 + o, v::add(v::load(s1 + o), xv));
-        v::store(s2 + o, v::fma(v::load(io.wn + j), xv, v::load(s2 + o)));
-        if (io.columns) v::store(io.col_c1 + j, v::add(v::load(io.col_c1 + j), xv));
+        v::store(s2 + o, v::fma(v::load(wn + j), xv, v::load(s2 + o)));
+        if (columns) v::store(col + j, v::add(v::load(col + j), xv));
       }
-      if (io.columns && block_ends(i, M))
-        for (int h = 0; h < 2; ++h) cascade_merge<T>(io.col_c1, N, j0 + h * w, v::load(io.col_c1 + j0 + h * w), i / k_cascade_rows);
+      if (columns && block_ends(i, M))
+        for (int h = 0; h < 2; ++h) cascade_merge<T>(col, N, j0 + h * w, v::load(col + j0 + h * w), i / k_cascade_rows);
       continue;
     }
     for (int cc = 0; cc < cols; ++cc) {
       const int64_t j = j0 + cc;
       const int o = int(j % L);
       s1[o] = s1[o] + x[cc];
-      s2[o] = simd::fma1(io.wn[j], x[cc], s2[o]);
-      if (io.columns) {
-        io.col_c1[j] = io.col_c1[j] + x[cc];
-        if (block_ends(i, M)) cascade_merge_one(io.col_c1, N, j, i / k_cascade_rows);
+      s2[o] = simd::fma1(wn[j], x[cc], s2[o]);
+      if (columns) {
+        col[j] = col[j] + x[cc];
+        if (block_ends(i, M)) cascade_merge_one(col, N, j, i / k_cascade_rows);
       }
     }
   }

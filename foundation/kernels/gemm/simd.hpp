@@ -29,10 +29,9 @@ struct ops<float> {
   static reg zero() { return _mm512_setzero_ps(); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
-  // m < x ? x : m, and x < m ? x : m, per lane (a NaN x never taken): vmaxps
-  // and vminps return their second operand when unordered or equal.
-  static reg max_keep(reg m, reg x) { return _mm512_max_ps(x, m); }
-  static reg min_keep(reg m, reg x) { return _mm512_min_ps(x, m); }
+  // m < x ? x : m, and x < m ? x : m, per lane (ordered compares: a NaN x is never taken).
+  static reg max_keep(reg m, reg x) { return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(m, x, _CMP_LT_OQ), x); }
+  static reg min_keep(reg m, reg x) { return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(x, m, _CMP_LT_OQ), x); }
 };
 template <>
 struct ops<double> {
@@ -44,8 +43,8 @@ struct ops<double> {
   static reg zero() { return _mm512_setzero_pd(); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
-  static reg max_keep(reg m, reg x) { return _mm512_max_pd(x, m); }
-  static reg min_keep(reg m, reg x) { return _mm512_min_pd(x, m); }
+  static reg max_keep(reg m, reg x) { return _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(m, x, _CMP_LT_OQ), x); }
+  static reg min_keep(reg m, reg x) { return _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(x, m, _CMP_LT_OQ), x); }
 };
 #elif defined(__AVX2__) && defined(__FMA__)
 template <>
@@ -58,8 +57,8 @@ struct ops<float> {
   static reg zero() { return _mm256_setzero_ps(); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
-  static reg max_keep(reg m, reg x) { return _mm256_max_ps(x, m); }
-  static reg min_keep(reg m, reg x) { return _mm256_min_ps(x, m); }
+  static reg max_keep(reg m, reg x) { return _mm256_blendv_ps(m, x, _mm256_cmp_ps(m, x, _CMP_LT_OQ)); }
+  static reg min_keep(reg m, reg x) { return _mm256_blendv_ps(m, x, _mm256_cmp_ps(x, m, _CMP_LT_OQ)); }
 };
 template <>
 struct ops<double> {
@@ -71,8 +70,8 @@ struct ops<double> {
   static reg zero() { return _mm256_setzero_pd(); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
-  static reg max_keep(reg m, reg x) { return _mm256_max_pd(x, m); }
-  static reg min_keep(reg m, reg x) { return _mm256_min_pd(x, m); }
+  static reg max_keep(reg m, reg x) { return _mm256_blendv_pd(m, x, _mm256_cmp_pd(m, x, _CMP_LT_OQ)); }
+  static reg min_keep(reg m, reg x) { return _mm256_blendv_pd(m, x, _mm256_cmp_pd(x, m, _CMP_LT_OQ)); }
 };
 #endif
 // One element's a * b + c, rounded once.
