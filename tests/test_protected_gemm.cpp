@@ -130,7 +130,9 @@ void verdicts(const format& f) {
       {"vabft", "{}"}, {"vabft", R"({"checks":"rows"})"}, {"vabft", R"({"weights":"sinh","localize":"weights"})"},
       {"vabft_exact_variance", "{}"}, {"aabft", "{}"}, {"fixed_rel", "{}"}, {"fixed_abs", "{}"}, {"higham", "{}"}};
   for (const gemm_shape& s : {gemm_shape{37, 101, 259}, gemm_shape{13, 1031, 300}, gemm_shape{5, 3, 2}})
-    for (const auto& [name, params] : policies) {
+    for (const auto& policy : policies) {
+      const char* name = policy.first;  // named variables: the lambda below captures them (clang 14)
+      const char* params = policy.second;
       SCOPED_TRACE(s.text() + " " + name + " " + params);
       const problem<T> p(s, 7);
       const auto* info = find_detector(view_kind::gemm, name);

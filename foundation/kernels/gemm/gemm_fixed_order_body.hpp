@@ -145,6 +145,10 @@ inline void cascade_merge_one(T* c, int64_t n, int64_t j, int64_t before) {
   c[j] = T(0);
 }
 inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_rows == 0 || r + 1 == rows; }
+template <bool B>
+struct with_stats {
+  static constexpr bool value = B;
+};
 
 // Rows [i0, i0 + mc) of A over depth [p0, p0 + kc): A_i (B r1), A_i (B r2)
 // and the row statistics, into each row's lanes (lane k mod L, in order).
@@ -178,28 +182,23 @@ void row_refs_block(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0,
           xh[r] = v::load(hi + r * w), xl[r] = v::load(lo + r * w);
         }
       }
-      const bool stats = io.row_stats;
       const T* const b1 = io.br1;
       const T* const b2 = io.br2;
-      if (stats) {
+      // The loop twice, with and without the statistics, so neither tests the flag per element.
+      auto chunks = [&](auto stats) {
         for (; k + L <= end; k += L) {
 #pragma GCC unroll 64
           for (int r = 0; r < R; ++r) {
             const reg x = v::load(a + k + r * w);
             x1[r] = v::fma(x, v::load(b1 + k + r * w), x1[r]);
             x2[r] = v::fma(x, v::load(b2 + k + r * w), x2[r]);
-            xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
+            if constexpr (decltype(stats)::value)
+              xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
           }
         }
-      }
-      for (; k + L <= end; k += L) {
-#pragma GCC unroll 64
-        for (int r = 0; r < R; ++r) {
-          const reg x = v::load(a + k + r * w);
-          x1[r] = v::fma(x, v::load(b1 + k + r * w), x1[r]);
-          x2[r] = v::fma(x, v::load(b2 + k + r * w), x2[r]);
-        }
-      }
+      };
+      if (io.row_stats) chunks(with_stats<true>{});
+      else chunks(with_stats<false>{});
 #pragma GCC unroll 64
       for (int r = 0; r < R; ++r) {
         v::store(r1 + r * w, x1[r]), v::store(r2 + r * w, x2[r]), v::store(sm + r * w, xs[r]);
