@@ -1,8 +1,9 @@
 // The protected GEMM's entry points (gemm_check_sums.hpp): the lanes and
 // column cascades set up as the separate check starts them, the level's
-// checked kernel run over them, and the lanes folded by the active reduction
-// kernels (the separate check's), the cascades' pending levels added as
-// column_cascade does at its last row.
+// checked kernel run over them, the sums' lanes folded by halves (the same at
+// every level) and the statistics' lanes by the active reduction kernels (the
+// separate check's, whose extrema order decides the sign of a zero), the
+// cascades' pending levels added as column_cascade does at its last row.
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
 
 #include <limits>

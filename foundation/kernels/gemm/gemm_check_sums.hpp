@@ -7,7 +7,7 @@
 //     element once): per row, A_i (B r1), A_i (B r2) and, when asked, the
 //     row's sum, maximum and minimum (V-ABFT's statistics) in the lanes of
 //     foundation/simd/reductions.hpp (lane k mod L, in order; FMA for
-//     products), folded at the end by the active reduction kernels;
+//     products), folded at the end as those kernels fold them;
 //   - while it packs a block of B (once per element): per column, the
 //     references (c1 A) B_j and (c2 A) B_j, FMA down the column in
 //     foundation/simd/column_cascade.hpp's 8-row blocks and pairwise tree;

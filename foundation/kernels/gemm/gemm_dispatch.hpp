@@ -37,7 +37,8 @@ struct fixed_order_kernels {
   // `blocked`, accumulating a checksum check's sums into io as it goes.
   void (*blocked_checked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io);
 };
-// The levels a column cascade over `rows` rows needs.
+// The levels a column cascade over `rows` rows needs (blocks of 8 rows,
+// column_cascade.hpp's k_block_rows): at least the bits of the block count.
 inline int cascade_levels(int64_t rows) {
   int l = 1;
   for (int64_t b = (rows + 7) / 8; b > 1; b = (b + 1) / 2) ++l;

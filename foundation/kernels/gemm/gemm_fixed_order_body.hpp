@@ -120,7 +120,7 @@ int64_t blocked_workspace(int64_t block) {
 
 // ---- The checked kernel's sums (gemm_check_sums.hpp) ----------------------
 // Rows of 8 per block of a column cascade (column_cascade.hpp's
-// k_block_rows; gemm_fixed_order.cpp asserts they agree).
+// k_block_rows; gemm_check_sums.cpp asserts they agree).
 constexpr int64_t k_cascade_rows = 8;
 
 // A finished block of a column cascade, `blk` for columns [j, j + W), is
