@@ -7,6 +7,7 @@ function(sdcbench_add_test name)
   target_link_libraries(${name} PRIVATE sdcbench_core GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     SDCBENCH_BINARY="$<TARGET_FILE:sdcbench>"
+    SDCBENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SDCBENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/tests")
   add_dependencies(${name} sdcbench)
   sdcbench_reuse_pch(${name})

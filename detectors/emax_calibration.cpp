@@ -6,6 +6,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 
@@ -20,7 +21,7 @@ double calibrated_emax(const std::string& file, const std::string& dtype, const 
   json cal;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (!cache.count(file)) cache[file] = read_json_file(file);
+    if (!cache.count(file)) cache[file] = read_json_file(user_or_data_file(file).string());
     cal = cache[file];
   }
   if (!cal.contains("entries") || cal.value("schema", "") != "sdcbench.emax/1")

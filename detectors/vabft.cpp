@@ -157,8 +157,8 @@ std::vector<param_spec> vabft_params() {
                "effective error coefficient: a number > 0, \"table\" (001 Tables 2 and 7: fp64 6e-16 and fp32 4e-7 as measured on "
                "an Intel Xeon CPU; bf16 8e-3 / fp16 1e-3 offline, 1e-6 fused) or \"calibrated\" (this machine's, from `calibration`)",
                {"table", "calibrated"}});
-  p.push_back({"calibration", param_spec::type::text, std::string(SDCBENCH_SOURCE_DIR) + "/results/emax-calibration.json",
-               "calibration file written by `sdcbench calibrate`"});
+  p.push_back({"calibration", param_spec::type::text, "emax-calibration.json",
+               "calibration file written by `sdcbench calibrate`: a path, else the name of a file in the data directory (the one shipped: this project's machines)"});
   p.push_back({"c_sigma", param_spec::type::number, 2.5, "confidence multiplier (eq. (23))"});
   return p;
 }

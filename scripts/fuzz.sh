@@ -15,7 +15,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${SDCBENCH_FUZZ_BUILD:-$here/build-fuzz}"  # where to build (and keep the new inputs)
 CC=clang CXX=clang++ cmake -S "$here" -B "$out" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-  -DSDCBENCH_ENABLE_FUZZ=ON -DSDCBENCH_ENABLE_SANITIZERS=ON -DSDCBENCH_ENABLE_NATIVE=OFF -DSDCBENCH_ENABLE_TRAINING=OFF \
+  -DSDCBENCH_ENABLE_FUZZ=ON -DSDCBENCH_ENABLE_SANITIZERS=ON -DSDCBENCH_ENABLE_NATIVE=OFF -DSDCBENCH_ENABLE_TRAINING=OFF -DSDCBENCH_ENABLE_PYTHON=OFF \
   -DSDCBENCH_ENABLE_TESTS="${SDCBENCH_FUZZ_WITH_TESTS:-OFF}" -DSDCBENCH_ENABLE_BENCH=OFF >/dev/null
 if [ "${1:-}" = "--build-only" ]; then
   cmake --build "$out" -j "$(nproc)" 2>&1 | grep -E "error|Error" || true

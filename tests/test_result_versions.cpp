@@ -156,3 +156,47 @@ TEST(ResultVersions, ValidateRefusesSeriesShapedScalarsAndRaggedSeries) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every string of a result set that names a path of the machine: absolute, or
+// holding the checkout's directory (issue 33: sets name files relative to the
+// working directory or by their file name and SHA-256).
+void collect_machine_paths(const json& x, const std::string& at, std::vector<std::string>& out) {
+  if (x.is_object())
+    for (const auto& [k, v] : x.items()) collect_machine_paths(v, at + "/" + k, out);
+  else if (x.is_array())
+    for (size_t i = 0; i < x.size(); ++i) collect_machine_paths(x[i], at + "/" + std::to_string(i), out);
+  else if (x.is_string() && (x.get<std::string>().rfind('/', 0) == 0 || x.get<std::string>().find(SDCBENCH_SOURCE_DIR) != std::string::npos))
+    out.push_back(at + " = " + x.get<std::string>());
+}
+
+}  // namespace
+
+TEST(ResultPaths, ARunGivenAbsolutePathsRecordsNone) {
+  const std::string d = scratch_dir("portable-paths");
+  const auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/quick.json --scale smoke --quiet --axis dtype=fp32 --out " + d + "/r.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json set = read_json(d + "/r.json");
+  std::vector<std::string> found;
+  collect_machine_paths(set, "", found);
+  EXPECT_TRUE(found.empty()) << found.size() << " machine paths, the first: " << found.front();
+  EXPECT_EQ(set["provenance"]["argv"][0], "sdcbench");
+  EXPECT_EQ(set["suite"]["file"], "quick.json");  // outside the working directory: its file name (and sha256)
+  bool named_calibration = false;
+  for (const auto& det : set["suite"]["detectors"])
+    if (det["params"].contains("calibration")) named_calibration = det["params"]["calibration"] == "emax-calibration.json";
+  EXPECT_TRUE(named_calibration) << set["suite"]["detectors"];
+}
+
+TEST(ResultPaths, NoCommittedSetNamesAPathOfAMachine) {
+  int sets = 0;
+  for (const auto& e : fs::recursive_directory_iterator(std::string(SDCBENCH_SOURCE_DIR) + "/results")) {
+    if (e.path().extension() != ".json" || e.path().string().find("/schema/") != std::string::npos) continue;
+    std::vector<std::string> found;
+    collect_machine_paths(read_json(e.path().string()), "", found);
+    EXPECT_TRUE(found.empty()) << e.path() << ": " << found.size() << " machine paths, the first: " << found.front();
+    ++sets;
+  }
+  EXPECT_GE(sets, 40);
+}

@@ -1,3 +1,4 @@
+#include "foundation/io/data_files.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
 #include "harness/campaign/engine.hpp"
 
@@ -46,7 +47,7 @@ json describe_run(const suite& s) {
     return out;
   };
   return {{"name", s.name},
-          {"file", s.file},
+          {"file", portable_path(s.file)},
           {"sha256", s.sha256},
           {"scale", s.scale},
           {"workload", s.wl->name()},

@@ -16,16 +16,13 @@ namespace {
 
 using json = nlohmann::json;
 
-struct loaded {
-  std::vector<double> values;
-  int64_t rows = 0, cols = 0;
-};
+using loaded = matrix_input;
 
 loaded load_matrix(const std::string& path, const char* what) {
   const npy_array a = read_npy(path);
   if (a.shape.size() != 2)
     throw input_error(path, "header.shape", fmt::format("expected a 2-D matrix for {}; got {} dimensions", what, a.shape.size()));
-  return {a.values(), a.shape[0], a.shape[1]};
+  return {path, a.values(), a.shape[0], a.shape[1]};
 }
 
 const detector_info& find_checked(view_kind view, const std::string& name) {
@@ -105,8 +102,8 @@ std::vector<T> integers(const loaded& m, const std::string& path, double lo, dou
 
 json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, const loaded* C) {
   const int64_t m = A.rows, k = A.cols, n = B.cols;
-  const auto a = integers<uint8_t>(A, r.a_path, 0, 255, "u8");
-  const auto b = integers<int8_t>(B, r.b_path, -128, 127, "s8");
+  const auto a = integers<uint8_t>(A, A.name, 0, 255, "u8");
+  const auto b = integers<int8_t>(B, B.name, -128, 127, "s8");
   const auto [name, given] = parse_detector_spec(r.detector.empty() ? "abft_int8" : r.detector);
   const detector_info& info = find_checked(view_kind::int8_gemm, name);
   json params;
@@ -125,7 +122,7 @@ json run_int8(const check_gemm_request& r, const loaded& A, const loaded& B, con
   std::vector<int32_t> c(size_t(m * ld));
   gemm_u8s8s32(m, ld, k, a.data(), k, bp.data(), ld, c.data(), ld);
   if (C) {  // the user's C_temp replaces the data columns; the checksum columns come from A x s
-    const auto given_c = integers<int32_t>(*C, r.c_path, double(INT32_MIN), double(INT32_MAX), "int32");
+    const auto given_c = integers<int32_t>(*C, C->name, double(INT32_MIN), double(INT32_MAX), "int32");
     for (int64_t i = 0; i < m; ++i) std::copy_n(given_c.data() + i * n, n, c.data() + i * ld);
   }
   const verdict v = det->verify({m, n, k, a.data(), k, bp.data(), ld, c.data(), ld, det->extra_columns() ? c.data() + n : nullptr});
@@ -177,6 +174,13 @@ std::pair<std::string, json> parse_detector_spec(const std::string& spec) {
 }
 
 json check_gemm(const check_gemm_request& r) {
+  const loaded A = load_matrix(r.a_path, "A"), B = load_matrix(r.b_path, "B");
+  if (r.c_path.empty()) return check_gemm(r, A, B, nullptr);
+  const loaded C = load_matrix(r.c_path, "C");
+  return check_gemm(r, A, B, &C);
+}
+
+json check_gemm(const check_gemm_request& r, const matrix_input& A, const matrix_input& B, const matrix_input* C) {
   const format* f = nullptr;
   const bool int8 = r.dtype == "int8" || r.dtype == "s8" || r.dtype == "u8s8s32";
   try {
@@ -186,18 +190,15 @@ json check_gemm(const check_gemm_request& r) {
   }
   if (!int8 && f != &fp64() && f != &fp32() && f != &bf16() && f != &fp16())
     throw input_error("--dtype", r.dtype, "expected bf16, fp16, fp32, fp64 or int8");
-  const loaded A = load_matrix(r.a_path, "A"), B = load_matrix(r.b_path, "B");
+  for (const matrix_input* m : {&A, &B, C})
+    if (m && (m->rows < 0 || m->cols < 0 || int64_t(m->values.size()) != m->rows * m->cols))
+      throw input_error(m->name, "shape", fmt::format("{} values for a {}x{} matrix", m->values.size(), m->rows, m->cols));
   if (A.cols != B.rows)
-    throw input_error(r.b_path, "header.shape", fmt::format("B must have {} rows (the columns of A in {}); it has {}", A.cols, r.a_path, B.rows));
-  loaded C;
-  if (!r.c_path.empty()) {
-    C = load_matrix(r.c_path, "C");
-    if (C.rows != A.rows || C.cols != B.cols)
-      throw input_error(r.c_path, "header.shape", fmt::format("C must be {}x{} (A rows x B columns); it is {}x{}", A.rows, B.cols, C.rows, C.cols));
-  }
-  if (int8) return run_int8(r, A, B, r.c_path.empty() ? nullptr : &C);
-  return f == &fp64() ? run<double>(r, *f, A, B, r.c_path.empty() ? nullptr : &C)
-                      : run<float>(r, *f, A, B, r.c_path.empty() ? nullptr : &C);
+    throw input_error(B.name, "header.shape", fmt::format("B must have {} rows (the columns of A in {}); it has {}", A.cols, A.name, B.rows));
+  if (C && (C->rows != A.rows || C->cols != B.cols))
+    throw input_error(C->name, "header.shape", fmt::format("C must be {}x{} (A rows x B columns); it is {}x{}", A.rows, B.cols, C->rows, C->cols));
+  if (int8) return run_int8(r, A, B, C);
+  return f == &fp64() ? run<double>(r, *f, A, B, C) : run<float>(r, *f, A, B, C);
 }
 
 }  // namespace sdc

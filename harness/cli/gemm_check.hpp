@@ -7,6 +7,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace sdc {
 
@@ -18,6 +19,16 @@ struct check_gemm_request {
 };
 
 nlohmann::json check_gemm(const check_gemm_request& r);
+
+// A matrix in memory (the Python module): row-major values; `name` names it in errors.
+struct matrix_input {
+  std::string name;
+  std::vector<double> values;
+  int64_t rows = 0, cols = 0;
+};
+// The same check on matrices in memory (the request's paths are not read);
+// `c` may be null (C computed).
+nlohmann::json check_gemm(const check_gemm_request& r, const matrix_input& a, const matrix_input& b, const matrix_input* c);
 
 // "vabft:e_max=calibrated,c_sigma=3" -> name and a JSON object of parameters
 // (numbers where they parse as numbers, else strings).

@@ -19,6 +19,7 @@
 #include "harness/cli/training_stat_command.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
+#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/formats/bit_fields.hpp"
 #include "harness/results/brief_summary.hpp"
@@ -67,9 +68,9 @@ int cmd_list(const std::string& what) {
     }
   }
   if (want("suites")) {
-    fmt::print("suites in {}/suites:\n", SDCBENCH_SOURCE_DIR);
+    fmt::print("suites in {}:\n", sdc::data_file("suites").string());
     std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(std::string(SDCBENCH_SOURCE_DIR) + "/suites"))
+    for (const auto& e : std::filesystem::directory_iterator(sdc::data_file("suites")))
       if (e.path().extension() == ".json") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {

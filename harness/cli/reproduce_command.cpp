@@ -6,6 +6,7 @@
 #include <set>
 
 #include "harness/campaign/engine.hpp"
+#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
 #include "harness/results/result_set.hpp"
@@ -18,13 +19,13 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 // The suite file the set was run from: --suite, else the recorded path, else
-// the file of that name in this source tree's suites/; it must have the
+// the file of that name in the data directory's suites/ (foundation/io/data_files.hpp); it must have the
 // recorded sha256.
 std::string suite_file(const std::string& file, const json& suite, const reproduce_options& o) {
   const std::string recorded = suite.at("file").get<std::string>(), sha = suite.at("sha256").get<std::string>();
   std::vector<std::string> candidates;
   if (!o.suite_override.empty()) candidates = {o.suite_override};
-  else candidates = {recorded, std::string(SDCBENCH_SOURCE_DIR) + "/suites/" + fs::path(recorded).filename().string()};
+  else candidates = {recorded, (data_file("suites") / fs::path(recorded).filename()).string()};
   std::string tried;
   for (const auto& c : candidates) {
     if (!fs::is_regular_file(c)) {

@@ -54,17 +54,13 @@ struct table {
   std::vector<double> v;
 };
 
-table read_table(const std::string& path, bool two_d_allowed) {
+table read_table(const values_input& a, bool two_d_allowed) {
+  const std::string& path = a.name;
   table t;
-  if (path.ends_with(".npy")) {
-    const npy_array a = read_npy(path);
-    if (a.shape.size() == 2 && !two_d_allowed) throw input_error(path, "shape", "expected 1 dimension (a value per step)");
-    if (a.shape.size() != 1 && a.shape.size() != 2)
-      throw input_error(path, "shape", fmt::format("expected 1 dimension (a value per step) or 2 (steps x parameters); got {}", a.shape.size()));
-    t.rows = a.shape[0], t.cols = a.shape.size() == 2 ? a.shape[1] : 1, t.v = a.values();
-  } else {
-    t.v = read_values(path), t.rows = int64_t(t.v.size());
-  }
+  if (a.shape.size() == 2 && !two_d_allowed) throw input_error(path, "shape", "expected 1 dimension (a value per step)");
+  if (a.shape.size() != 1 && a.shape.size() != 2)
+    throw input_error(path, "shape", fmt::format("expected 1 dimension (a value per step) or 2 (steps x parameters); got {}", a.shape.size()));
+  t.rows = a.shape[0], t.cols = a.shape.size() == 2 ? a.shape[1] : 1, t.v = a.values;
   if (t.rows < 1 || t.cols < 1) throw input_error(path, "values", "expected at least one step and one parameter");
   return t;
 }
@@ -72,6 +68,13 @@ table read_table(const std::string& path, bool two_d_allowed) {
 }  // namespace
 
 json run_feature_value_stat(const std::string& path, const std::string& variant_text, const params_t& params) {
+  return run_feature_value_stat(read_values_input(path), variant_text, params);
+}
+
+json run_npu_asd_stat(const std::string& path, const params_t& params) { return run_npu_asd_stat(read_values_input(path), params); }
+
+json run_feature_value_stat(const values_input& in, const std::string& variant_text, const params_t& params) {
+  const std::string& path = in.name;
   only(params, {"upper_thresh1", "upper_thresh2", "grad_sample_interval", "cooldown", "strikes_num", "strikes_window", "seconds_per_step"});
   silent::asd_variant variant;
   try {
@@ -89,7 +92,7 @@ json run_feature_value_stat(const std::string& path, const std::string& variant_
   for (const std::string& why : {fv.invalid(), sp.invalid()})
     if (!why.empty()) throw input_error("--param", why.substr(0, why.find(':')), why);
   if (!(dt > 0)) throw input_error("--param", "seconds_per_step", "expected a number > 0");
-  const table t = read_table(path, true);
+  const table t = read_table(in, true);
   std::vector<int64_t> cols;
   for (int64_t c = 0; c < t.cols; c += interval) cols.push_back(c);
   std::vector<silent::feature_value_state> states(cols.size(), silent::feature_value_state(fv));
@@ -117,12 +120,13 @@ json run_feature_value_stat(const std::string& path, const std::string& variant_
           {"alarms_at", alarms}, {"strikes_at", counted}, {"strike_outs_at", ms ? json(nullptr) : outs}, {"final", final}};
 }
 
-json run_npu_asd_stat(const std::string& path, const params_t& params) {
+json run_npu_asd_stat(const values_input& in, const params_t& params) {
+  const std::string& path = in.name;
   only(params, {"thresh_l1", "thresh_l2", "beta1"});
   silent::silent_check_v3_params p;
   p.thresh_l1 = param(params, "thresh_l1", 1e6), p.thresh_l2 = param(params, "thresh_l2", 1e4), p.beta1 = param(params, "beta1", 0.99);
   if (auto why = p.invalid(); !why.empty()) throw input_error("--param", why.substr(0, why.find(':')), why);
-  const table t = read_table(path, false);
+  const table t = read_table(in, false);
   silent::silent_check_v3_state s(p);
   json alarms = json::array(), warnings = json::array();
   for (int64_t i = 0; i < t.rows; ++i) {

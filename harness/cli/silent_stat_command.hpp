@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/cli/stat_command.hpp"
+
 namespace sdc {
 
 // FILE: .npy, 1-D (one parameter, a value per step) or 2-D (steps x
@@ -27,5 +29,9 @@ nlohmann::json run_feature_value_stat(const std::string& path, const std::string
 // thresh_l1, thresh_l2, beta1. JSON: "alarms_at" (level 1) and "warnings_at"
 // (level 2), steps 0-based.
 nlohmann::json run_npu_asd_stat(const std::string& path, const std::map<std::string, std::string>& params);
+// The same on values in memory (stat_command.hpp: values_input).
+nlohmann::json run_feature_value_stat(const values_input& in, const std::string& variant,
+                                      const std::map<std::string, std::string>& params);
+nlohmann::json run_npu_asd_stat(const values_input& in, const std::map<std::string, std::string>& params);
 
 }  // namespace sdc

@@ -46,6 +46,16 @@ std::vector<double> read_values(const std::string& path) {
   return v;
 }
 
+values_input read_values_input(const std::string& path) {
+  if (path.ends_with(".npy")) {
+    npy_array a = read_npy(path);
+    return {path, a.values(), std::vector<int64_t>(a.shape.begin(), a.shape.end())};
+  }
+  std::vector<double> v = read_values(path);
+  const auto n = int64_t(v.size());
+  return {path, std::move(v), {n}};
+}
+
 
 namespace {
 
@@ -81,6 +91,11 @@ std::vector<std::string> stat_test_names() {
 }
 
 json run_stat(const std::string& name, const std::string& path, const stat_options& opt) {
+  return run_stat(name, read_values_input(path), opt);
+}
+
+json run_stat(const std::string& name, const values_input& in, const stat_options& opt) {
+  const std::string& path = in.name;
   const auto names = stat_test_names();
   const detector_info* info = readings().count(name) ? find_detector(view_kind::sample, name) : nullptr;
   if (!info) throw input_error("NAME", name, fmt::format("expected one of {}", fmt::join(names, ", ")));
@@ -124,17 +139,14 @@ json run_stat(const std::string& name, const std::string& path, const stat_optio
       if (std::string(e.what()).find(p) != std::string::npos) option = o;
     throw input_error(option, name, e.what());
   }
-  const std::vector<double> v = read_values(path);
+  const std::vector<double>& v = in.values;
   for (size_t i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i]))
       throw input_error(path, fmt::format("value {}", i + 1), fmt::format("expected finite numbers (log-norms); got {}", v[i]));  // 1-based, as lines
   if (v.size() < 3) throw input_error(path, "values", fmt::format("expected at least 3 values; got {}", v.size()));
   json j = {{"test", name}, {"file", path}, {"n", v.size()}, {"params", params}};
-  if (path.ends_with(".npy")) {
-    const auto shape = read_npy(path).shape;
-    if (shape.size() > 1)
-      j["note"] = fmt::format("{} is an array of shape {}: its values were taken in row-major order", path, fmt::join(shape, "x"));
-  }
+  if (in.shape.size() > 1)
+    j["note"] = fmt::format("{} is an array of shape {}: its values were taken in row-major order", path, fmt::join(in.shape, "x"));
   if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) {
     // Every value is the same: no distribution to call unimodal or multimodal.
     j.update({{"statistic", nullptr}, {"p_value", nullptr}, {"score", nullptr}, {"decision", "constant sample"},

@@ -19,15 +19,19 @@ json num(double x) { return std::isfinite(x) ? json(x) : json(fmt::format("{}", 
 }  // namespace
 
 json run_consistency_stat(const std::string& losses_path, const std::string& grads_path) {
-  const std::vector<double> losses = read_values(losses_path);
   if (!grads_path.ends_with(".npy")) throw input_error(grads_path, "file", "expected a 2-D .npy array (ranks x P)");
-  const npy_array g = read_npy(grads_path);
+  return run_consistency_stat(read_values_input(losses_path), read_values_input(grads_path));
+}
+
+json run_consistency_stat(const values_input& loss_in, const values_input& g) {
+  const std::string &losses_path = loss_in.name, &grads_path = g.name;
+  const std::vector<double>& losses = loss_in.values;
   if (g.shape.size() != 2) throw input_error(grads_path, "shape", fmt::format("expected 2 dimensions (ranks x P); got {}", g.shape.size()));
   const int64_t R = g.shape[0], P = g.shape[1];
   if (R < 2 || P < 1) throw input_error(grads_path, "shape", fmt::format("expected at least 2 ranks and 1 element; got {} x {}", R, P));
   if (int64_t(losses.size()) != R)
     throw input_error(losses_path, "values", fmt::format("expected one loss per rank of {} ({}); got {}", grads_path, R, losses.size()));
-  const std::vector<double> all = g.values();
+  const std::vector<double>& all = g.values;
   auto rows = std::vector<std::vector<float>>(size_t(R));
   std::vector<std::span<const float>> spans;
   for (int64_t r = 0; r < R; ++r) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "harness/report/report_summary.hpp"
@@ -87,7 +88,7 @@ size_t write_report(const report_request& req, const std::string& dir) {
   for (const auto* sub : {&specs, &figures})
     for (const auto& e : fs::directory_iterator(*sub)) fs::remove(e.path(), ec);  // no stale figures of another report
 
-  const fs::path modules = fs::path(SDCBENCH_SOURCE_DIR) / "node_modules";
+  const fs::path modules = data_file("node_modules");  // foundation/io/data_files.hpp
   const std::string libs = read_text(modules / "vega/build/vega.min.js") + "\n" +
                            read_text(modules / "vega-lite/build/vega-lite.min.js") + "\n" +
                            read_text(modules / "vega-embed/build/vega-embed.min.js");
@@ -135,7 +136,7 @@ size_t write_report(const report_request& req, const std::string& dir) {
       html_escape(req.title), k_style, script_safe(libs), SDCBENCH_VERSION, req.sections.size(), n_charts, toc, body,
       script_safe(all_specs.dump(), "</"));
 
-  const fs::path script = fs::path(SDCBENCH_SOURCE_DIR) / "scripts/report/render_svg.mjs";
+  const fs::path script = data_file("report/render_svg.mjs");
   const std::string cmd = fmt::format("node '{}' '{}' '{}'", script.string(), specs.string(), figures.string());
   if (dir.find('\'') != std::string::npos) throw input_error(dir, "--out", "a path without a single quote");
   const int rc = std::system((cmd + " >/dev/null").c_str());

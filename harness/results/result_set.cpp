@@ -22,6 +22,8 @@
 #include <sstream>
 
 #include "foundation/errors.hpp"
+#include "foundation/io/data_files.hpp"
+#include "foundation/io/json_file.hpp"
 #include "foundation/io/json_schema.hpp"
 #include "foundation/scoring/proportions.hpp"
 #include "foundation/simd/simd_level.hpp"
@@ -30,6 +32,7 @@ namespace sdc {
 namespace {
 
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 std::string run_command(const std::string& cmd) {
   std::string out;
@@ -105,11 +108,21 @@ std::string onednn_description(const std::string& int8_gemm_kernel) {
 
 json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed, const std::string& started,
                 const std::string& int8_gemm_kernel) {
-  // The git state of the source tree this binary was built from, read at run time.
-  const std::string src = SDCBENCH_SOURCE_DIR;
-  const std::string commit = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  // The git state of the source this binary was built from: read at run time
+  // from the checkout when the build tree's data directory links to it
+  // (`source`), else as `cmake --install` recorded it (build-info.json).
+  const fs::path data = data_dir();
+  std::string commit;
   json dirty = nullptr;
-  if (!commit.empty()) dirty = !run_command("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  if (fs::exists(data / "source")) {
+    const std::string src = (data / "source").string();
+    commit = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+    if (!commit.empty()) dirty = !run_command("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  } else if (fs::exists(data / "build-info.json")) {
+    const json info = read_json_file((data / "build-info.json").string());
+    if (info.contains("git_commit") && info["git_commit"].is_string()) commit = info["git_commit"].get<std::string>();
+    if (info.contains("git_dirty") && info["git_dirty"].is_boolean()) dirty = info["git_dirty"];
+  }
   return {{"sdcbench_version", SDCBENCH_VERSION},
           {"git_commit", commit.empty() ? "unknown" : commit},
           {"git_dirty", dirty},
@@ -118,7 +131,7 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
           {"cpu", cpu_model()},
           {"threads", threads},
           {"seed", seed},
-          {"argv", argv},
+          {"argv", portable_argv(argv)},
           {"started", started},
           {"finished", now_iso8601()},
           {"libraries",

@@ -9,6 +9,7 @@
 #   4 harness/results/                  the result-set format
 #   5 harness/campaign/ | harness/report/   side by side
 #   6 harness/cli/
+#   7 python/                           the Python module's bindings (over the commands' code)
 # Prints every include that breaks it (file:line: include) and exits 1 if any.
 set -uo pipefail
 root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -24,6 +25,7 @@ layer_of() {
     harness/campaign/*) echo 5 campaign ;;
     harness/report/*) echo 5 report ;;
     harness/cli/*) echo 6 cli ;;
+    python/*) echo 7 python ;;
     *) echo "- -" ;;
   esac
 }
@@ -41,7 +43,7 @@ while IFS= read -r file; do
       bad=1
     fi
   done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" | sed 's/^\([0-9]*\):.*#[[:space:]]*include[[:space:]]*/\1:/')
-done < <(git ls-files -- 'foundation/*' 'injectors/*' 'protocol/*' 'workloads/*' 'detectors/*' 'harness/*' | grep -E '\.(hpp|cpp|h)$')
+done < <(git ls-files -- 'foundation/*' 'injectors/*' 'protocol/*' 'workloads/*' 'detectors/*' 'harness/*' 'python/*' | grep -E '\.(hpp|cpp|h)$')
 if [ "$checked" -lt 100 ]; then echo "layers: only $checked includes checked: the file list is wrong"; exit 1; fi
 [ "$bad" -eq 0 ] && echo "layers: $checked includes, none goes up a layer or sideways"
 exit "$bad"

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 
+#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
 #include "workloads/training/torch_numerics.hpp"
@@ -103,8 +104,8 @@ class training_workload final : public workload {
     return make_training_runner(c, seed, needs);
   }
   nlohmann::json numerics() const override { return torch_numerics(); }
-  // Each distinct pretraining corpus: its path as configured (a Debian
-  // package's file), the bytes of text read (decompressed) and their SHA-256,
+  // Each distinct pretraining corpus: its file name (foundation/io/data_files.hpp:
+  // portable_path; a Debian package's file), the bytes of text read (decompressed) and their SHA-256,
   // which also keys the cached checkpoint (training_run.cpp).
   nlohmann::json inputs(const std::vector<cell>& cells) const override {
     std::set<std::string> corpora;
@@ -114,7 +115,7 @@ class training_workload final : public workload {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& path : corpora) {
       const std::string text = read_corpus(path);
-      out.push_back({{"role", "pretraining corpus"}, {"path", path}, {"bytes", text.size()}, {"sha256", sha256_hex(text)}});
+      out.push_back({{"role", "pretraining corpus"}, {"path", portable_path(path)}, {"bytes", text.size()}, {"sha256", sha256_hex(text)}});
     }
     return out;
   }

@@ -1,0 +1,134 @@
+"""sdcbench from Python: the C++ core's injectors, detectors and result sets.
+
+Every function runs the same C++ code as the `sdcbench` program, so an
+injection record or a verdict from Python has the fields (and the bits) the
+C++ campaigns give. Arrays are numpy arrays or torch tensors on the CPU.
+
+    inject(x, "bf16", fault="bitflip", bit="exp1", seed=7)   # in place; records
+    check_gemm(A, B, C, dtype="fp32", detector="vabft")        # sdcbench check-gemm
+    stat("folding_w1", log_norms)                               # 000's tests
+    feature_value(max_g2, variant="mindspore")                  # 003's check over steps
+    consistency(losses, grads)                                  # 002's metrics
+    load(path), validate(path), compare(a, b), cells_table(result_set)
+
+Errors in the inputs raise ValueError naming the argument and what was
+expected. Suites may name a Python detector (sdcbench.detector, HACKING.md
+"Python detectors"); sdcbench.monitor scores training detectors inside an
+ordinary PyTorch loop.
+"""
+import json as _json
+
+import numpy as _np
+
+from . import _sdcbench
+from ._sdcbench import formats, stat_names
+
+__version__ = _sdcbench.version
+
+# Formats whose elements an array holds as bit patterns of their width.
+_PATTERN_BITS = {"bf16": 16, "fp16": 16, "fp8_e4m3": 8, "fp8_e5m2": 8}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # torch is optional: numpy arrays need none
+        return None
+    return torch
+
+
+def _numpy_view(x, fmt):
+    """A numpy array sharing x's memory, holding what the injector reads for `fmt`."""
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.device.type != "cpu" or not x.is_contiguous():
+            raise ValueError("inject: expected a contiguous CPU tensor (injection is in place)")
+        if fmt in _PATTERN_BITS:
+            x = x.view(torch.int16 if _PATTERN_BITS[fmt] == 16 else torch.uint8)
+        return x.detach().numpy()
+    if not isinstance(x, _np.ndarray):
+        raise ValueError("inject: expected a numpy array or a torch tensor")
+    if fmt in _PATTERN_BITS and x.dtype.kind == "f":
+        return x.view(_np.uint16 if x.itemsize == 2 else _np.uint8)
+    return x
+
+
+def inject(x, format, fault="bitflip", bit="none", site="uniform", seed=0):
+    """Injects a fault into x in place: the fault model, bit and site rule as
+    on a suite's axes (fault, bit, site), drawn from a stream seeded by `seed`.
+    bf16/fp16 tensors (or numpy float16, or 16-bit patterns) keep every bit,
+    NaN payloads included. Returns the injection records (one per element)."""
+    return _sdcbench.inject(_numpy_view(x, format), format, fault, bit, site, seed)
+
+
+def _array(x):
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        return x.detach().to(torch.float64).cpu().numpy()
+    return _np.asarray(x)
+
+
+def check_gemm(a, b, c=None, dtype="fp32", detector="", accumulation="sequential"):
+    """One GEMM check on C = A B (C computed in `accumulation` order when not
+    given), as `sdcbench check-gemm`: {"verdict": {"flagged", "score",
+    "located_row", ...}, "metrics", "checks", ...}. detector: NAME[:k=v,...]."""
+    return _json.loads(_sdcbench.check_gemm(_array(a), _array(b), None if c is None else _array(c), dtype, detector, accumulation))
+
+
+def stat(name, values, tau=None, alpha=None, B=None, seed=None):
+    """000's statistical tests on values (gradient log-norms), as `sdcbench stat`."""
+    return _json.loads(_sdcbench.stat(name, _array(values), tau, alpha, B, seed))
+
+
+def feature_value(values, variant="mindspore", **params):
+    """003's feature-value check with its state, over steps: values is steps x
+    parameters (or one parameter's steps) of max g^2; params as `--param`."""
+    return _json.loads(_sdcbench.feature_value(_array(values), variant, {k: str(v) for k, v in params.items()}))
+
+
+def npu_asd(values, **params):
+    """003's NPU_ASD check (silent_check v3) over steps of max g^2."""
+    return _json.loads(_sdcbench.npu_asd(_array(values), {k: str(v) for k, v in params.items()}))
+
+
+def consistency(losses, grads):
+    """002's metrics on one step: a loss per rank, grads ranks x P before the all-reduce."""
+    return _json.loads(_sdcbench.consistency(_array(losses), _array(grads)))
+
+
+def load(path):
+    """A result set of any version, validated, as version 3 (a dict)."""
+    return _json.loads(_sdcbench.load_result_set(str(path)))
+
+
+def validate(path):
+    """Every problem of a result set (schema and arithmetic); [] when valid."""
+    return list(_sdcbench.validate_result_set(str(path)))
+
+
+def compare(a, b, alpha=0.05):
+    """Two result sets on the same faults, as `sdcbench compare`: (table text, rows)."""
+    table, rows = _sdcbench.compare_result_sets(str(a), str(b), alpha)
+    return table, _json.loads(rows)
+
+
+def _flatten(prefix, value, out):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else k, v, out)
+    elif not isinstance(value, list):
+        out[prefix] = value
+
+
+def cells_table(result_set):
+    """One flat dict per cell and detector (axes.*, detector, faulty.*, clean.*
+    and the intervals), ready for pandas.DataFrame(rows) without making pandas
+    a dependency. `result_set`: a path or a loaded dict."""
+    rs = load(result_set) if not isinstance(result_set, dict) else result_set
+    rows = []
+    for cell in rs["cells"]:
+        row = {"key": cell["key"], "detector": cell["detector"]["label"], "skipped": cell.get("skipped")}
+        for part in ("axes", "faulty", "clean"):
+            _flatten(part, cell.get(part) or {}, row)
+        rows.append(row)
+    return rows
