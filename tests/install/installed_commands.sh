@@ -38,4 +38,11 @@ step delta-crit; "$sb" delta-crit --sigma 1.5 > /dev/null
 step calibrate; "$sb" calibrate --dtype fp32 --sizes 64 --trials 2 --out cal.json
 step demo003; "$sb" demo003 silent_detect --steps 3 > /dev/null
 step train; "$sb" train "$prefix/share/sdcbench/suites/training/llama_smoke.json" --quiet --out train.json
+step python; PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 - "$in" <<'PY'
+import sys, numpy as np, sdcbench
+assert sdcbench.__file__.startswith(sys.argv[1].rsplit("/", 2)[0]), sdcbench.__file__  # the installed module
+r = sdcbench.check_gemm(np.load(f"{sys.argv[1]}/a.npy"), np.load(f"{sys.argv[1]}/b.npy"), detector="vabft:e_max=calibrated")
+assert r["verdict"]["flagged"] is False, r
+assert sdcbench.validate("a.json") == [] and len(sdcbench.cells_table("a.json")) > 0
+PY
 echo "every command ran"
