@@ -78,8 +78,9 @@ inline bool score_higher(double a, double b) { return std::isnan(a) ? !std::isna
 //              cell's output format (so one suite serves bf16 and fp32)
 //   number_or: a number, or one of `choices` (e.g. e_max: 8e-3 or "table")
 //   text:      any string (a file path)
+//   object:    a JSON object (a Python detector's keyword arguments)
 struct param_spec {
-  enum class type { number, integer, boolean, choice, tolerance, number_or, text };
+  enum class type { number, integer, boolean, choice, tolerance, number_or, text, object };
   std::string name;
   type t = type::number;
   nlohmann::json default_value;

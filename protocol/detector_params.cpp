@@ -33,6 +33,8 @@ json param_node(const param_spec& p) {
       return {{"enum", p.choices}, {"expected", "one of " + choices}};
     case param_spec::type::text:
       return {{"type", "string"}, {"expected", "a string"}};
+    case param_spec::type::object:
+      return {{"type", "object"}, {"expected", "an object"}};
     case param_spec::type::number_or:
       return {{"anyOf", json::array({{{"type", "number"}}, {{"enum", p.choices}}})}, {"expected", "a number or one of " + choices}};
     case param_spec::type::tolerance:

@@ -1,10 +1,14 @@
 #include "harness/campaign/cell_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
 #include <thread>
+
+#include "foundation/errors.hpp"
 
 namespace sdc {
 
@@ -15,13 +19,25 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
   std::exception_ptr error;
   std::mutex error_mu;
   auto worker = [&] {
+    int64_t t = -1;
     try {
       trial_driver driver(*s.wl, c, s.detectors, s.recorders, s.seed);
       for (int64_t i; (i = next.fetch_add(1)) < count;) {
-        const int64_t t = first + i;
+        t = first + i;
         const bool faulty = t < nf;
         results[size_t(i)] = driver.run(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
       }
+    } catch (const input_error&) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) error = std::current_exception();
+      next = count;
+    } catch (const std::runtime_error& e) {  // a detector's own error (a Python detector's exception): where it happened
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (!error) {
+        const std::string where = t < 0 ? "setting up the trials" : t < nf ? fmt::format("faulty trial {}", t) : fmt::format("clean trial {}", t - nf);
+        error = std::make_exception_ptr(cell_error(fmt::format("cell {}, {}: {}", c.key, where, e.what())));
+      }
+      next = count;
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);
       if (!error) error = std::current_exception();

@@ -9,7 +9,18 @@
 
 #include "harness/campaign/cell_summary.hpp"
 
+#include <stdexcept>
+
+#include "foundation/errors.hpp"
+
 namespace sdc {
+
+// An error raised inside a trial by a detector (a Python detector's
+// exception), naming the cell and the trial. The cells finished before it are
+// in the journal: `--resume` goes on from this cell once the cause is fixed.
+struct cell_error : value_error {
+  using value_error::value_error;
+};
 
 // Trials first .. first + count - 1 of the cell (trial t < faulty_trials is
 // faulty trial t, else clean trial t - faulty_trials).

@@ -211,8 +211,17 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
       const std::string dp = fp + "/" + std::to_string(i);
       const auto& d = dets[i];
       detector_choice c;
-      const std::string name = d["name"];
+      // A detector written in Python: the registered "python" detector of the
+      // workload's view, its callable and keyword arguments as parameters
+      // (detectors/python/python_detector.cpp).
+      const bool python = d.contains("python");
+      if (python == d.contains("name")) rd.fail(dp, "expected exactly one of \"name\" (a detector) and \"python\" (\"module:function\")");
+      const std::string name = python ? "python" : d["name"].get<std::string>();
       c.info = find_detector(s.wl->view(), name);
+      if (!c.info && python)
+        rd.fail(dp + "/python", std::string("detectors written in Python take gemm and sample views; workload ") + s.wl->name() +
+                                    " hands " + view_kind_name(s.wl->view()) + " views" +
+                                    (find_detector(view_kind::gemm, "python") ? "" : " (and this sdcbench was built without Python)"));
       if (!c.info) {
         std::string names;
         for (auto* di : all_detectors())
@@ -224,7 +233,8 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
         rd.fail(dp + "/name", recorders ? "\"" + name + "\" is a detector: list it under /detectors"
                                         : "\"" + name + "\" never flags: it is a recorder; list it under /recorders");
       try {
-        c.params = validate_params(*c.info, d.contains("params") ? d["params"] : json::object());
+        const json given = d.contains("params") ? d["params"] : json::object();
+        c.params = validate_params(*c.info, python ? json{{"callable", d["python"]}, {"kwargs", given}} : given);
       } catch (const value_error& e) {
         rd.fail(dp + "/params", e.what());
       }
@@ -233,7 +243,7 @@ suite load_suite(const std::string& path, const std::string& scale, const std::v
         } catch (const value_error& e) {
           rd.fail(dp + "/wrap", e.what());
         }
-      c.label = d.value("label", name);
+      c.label = d.value("label", python ? d["python"].get<std::string>() : name);
       if (!labels.insert(c.label).second) rd.fail(dp + "/label", "label \"" + c.label + "\" is used twice; give each variant its own label");
       (recorders ? s.recorders : s.detectors).push_back(std::move(c));
     }

@@ -1,0 +1,168 @@
+// A detector written in Python: a suite names `"python": "module:function"`
+// (harness/campaign/suite.cpp), and the campaign calls the function on each
+// step's view and scores it on the same faults as the built-in detectors.
+//   gemm views:   function(A, B, C, **kwargs), numpy arrays (C as stored, in the
+//                 cell's format held in float32/float64; read-only copies)
+//   sample views: function(values, **kwargs), the sample (log-norms) as float64
+// It returns a bool, or a dict with "flagged" and optionally "score",
+// "located_row", "located_col". The interpreter is embedded (pybind11) and
+// started at the first Python detector; its module search path has the
+// working directory and the data directory's examples/. Each call holds the
+// GIL, so threads interleave but every verdict depends only on its inputs: the
+// same seed gives the same result set at any thread count when the function is
+// deterministic. An exception in the function becomes an error naming the
+// callable and the Python exception (the campaign adds the cell and trial).
+// Built into the program only with SDCBENCH_ENABLE_PYTHON (python/CMakeLists.txt).
+#include <pybind11/embed.h>
+#include <pybind11/numpy.h>
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <optional>
+
+#include "detectors/gemm_detector.hpp"
+#include "detectors/sample_detector.hpp"
+#include "foundation/errors.hpp"
+#include "foundation/io/data_files.hpp"
+
+namespace py = pybind11;
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+
+// Starts the interpreter once (unless this process is Python itself) and
+// leaves the GIL released for the campaign's threads.
+void ensure_interpreter() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const bool embedded = !Py_IsInitialized();
+    if (embedded) py::initialize_interpreter();
+    {
+      std::optional<py::gil_scoped_acquire> gil;
+      if (!embedded) gil.emplace();
+      py::module_ sys = py::module_::import("sys");
+      py::list path = sys.attr("path");
+      path.insert(0, std::string("."));
+      path.append((data_dir() / "examples").string());
+      // pybind11's numpy API is a function-local static that imports numpy:
+      // made here, on one thread, not first by two campaign threads at once
+      // (one would wait on the static's guard holding the GIL the other needs).
+      py::array_t<double> warm(1);
+      py::array_t<float> warm32(1);
+    }
+    if (embedded) PyEval_SaveThread();
+  });
+}
+
+py::object to_py(const json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+class python_call {
+ public:
+  python_call(std::string callable, const json& kwargs) : name_(std::move(callable)) {
+    const auto colon = name_.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == name_.size())
+      throw value_error(fmt::format("python: expected \"module:function\"; got \"{}\"", name_));
+    ensure_interpreter();
+    py::gil_scoped_acquire gil;
+    try {
+      fn_ = py::module_::import(name_.substr(0, colon).c_str()).attr(name_.substr(colon + 1).c_str());
+      kwargs_ = to_py(kwargs);
+    } catch (const py::error_already_set& e) {
+      throw value_error(fmt::format("python detector {}: cannot load it: {}", name_, e.what()));
+    }
+  }
+  ~python_call() {
+    py::gil_scoped_acquire gil;
+    fn_ = py::object(), kwargs_ = py::object();
+  }
+
+  template <class... Arrays>
+  verdict call(Arrays&&... arrays) {
+    py::gil_scoped_acquire gil;
+    try {
+      return read(fn_(std::forward<Arrays>(arrays)..., **py::dict(kwargs_)));
+    } catch (const py::error_already_set& e) {
+      throw std::runtime_error(fmt::format("python detector {}: {}", name_, e.what()));
+    } catch (const py::cast_error& e) {
+      throw std::runtime_error(fmt::format("python detector {}: {}", name_, e.what()));
+    }
+  }
+
+ private:
+  verdict read(const py::object& r) const {
+    verdict v;
+    if (py::isinstance<py::bool_>(r)) {
+      v.flagged = r.cast<bool>();
+      return v;
+    }
+    if (!py::isinstance<py::dict>(r) || !r.contains("flagged"))
+      throw std::runtime_error(fmt::format("python detector {}: expected it to return a bool or a dict with \"flagged\"; got {}",
+                                           name_, std::string(py::str(r.get_type().attr("__name__")))));
+    const py::dict d = r;
+    v.flagged = d["flagged"].cast<bool>();
+    if (d.contains("score") && !d["score"].is_none()) v.score = d["score"].cast<double>();
+    if (d.contains("located_row") && !d["located_row"].is_none()) v.located_row = d["located_row"].cast<int64_t>();
+    if (d.contains("located_col") && !d["located_col"].is_none()) v.located_col = d["located_col"].cast<int64_t>();
+    return v;
+  }
+
+  std::string name_;
+  py::object fn_, kwargs_;
+};
+
+template <class T>
+py::array_t<T> matrix(const T* p, int64_t rows, int64_t cols) {
+  return py::array_t<T>({py::ssize_t(rows), py::ssize_t(cols)}, p);  // a copy: the function cannot write the campaign's data
+}
+
+class python_gemm final : public gemm_detector {
+ public:
+  explicit python_gemm(const detector_params& p) : call_(p.choice("callable"), p.json().at("kwargs")) {}
+  void encode(const gemm_data<float>&) override {}
+  void encode(const gemm_data<double>&) override {}
+  verdict verify(const gemm_data<float>& d) override { return run(d); }
+  verdict verify(const gemm_data<double>& d) override { return run(d); }
+
+ private:
+  template <class T>
+  verdict run(const gemm_data<T>& d) {
+    const auto& s = d.shape;
+    py::gil_scoped_acquire gil;
+    return call_.call(matrix(d.A, s.m, s.k), matrix(d.B, s.k, s.n), matrix(d.C, s.m, s.n));
+  }
+  python_call call_;
+};
+
+class python_sample final : public gradient_detector {
+ public:
+  explicit python_sample(const detector_params& p) : call_(p.choice("callable"), p.json().at("kwargs")) {}
+  verdict verify(const gradient_data& d) override {
+    py::gil_scoped_acquire gil;
+    return call_.call(py::array_t<double>(py::ssize_t(d.m), d.log_norms));
+  }
+
+ private:
+  python_call call_;
+};
+
+std::vector<param_spec> python_params() {
+  return {{"callable", param_spec::type::text, "", "the function, \"module:function\" (the suite's \"python\" key)", {}},
+          {"kwargs", param_spec::type::object, json::object(), "keyword arguments of every call (the suite's \"params\")", {}}};
+}
+
+SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "python", "a Python function on (A, B, C): a suite's \"python\": \"module:function\"",
+                            python_params(),
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<python_gemm>(p);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({view_kind::sample, "python", "a Python function on the sample: a suite's \"python\": \"module:function\"",
+                            python_params(),
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<python_sample>(p);
+                            }});
+
+}  // namespace
+}  // namespace sdc

@@ -1,0 +1,71 @@
+"""Detectors written in Python inside sdcbench campaigns (suites name
+"python": "module:function"): scored on the same faults as ours, paired by
+McNemar in compare, shown in the report, deterministic over threads, and a
+failing function reported by cell and trial with the finished cells kept."""
+import json
+import os
+import subprocess
+
+import pytest
+
+
+def run(binary, *args, env=None, ok=True):
+    p = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, env=env)
+    if ok:
+        assert p.returncode == 0, p.stdout + p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def binary():
+    return os.environ["SDCBENCH_BINARY"]
+
+
+def test_the_example_runs_beside_vabft_deterministically_and_shows_in_compare_and_report(binary, source_dir, tmp_path):
+    suite = source_dir / "suites" / "python_detector.json"
+    run(binary, "run", suite, "--scale", "smoke", "--quiet", "--threads", "2", "--axis", "dtype=fp32", "--out", tmp_path / "a.json")
+    run(binary, "run", suite, "--scale", "smoke", "--quiet", "--threads", "1", "--axis", "dtype=fp32", "--out", tmp_path / "b.json")
+    a, b = (json.loads((tmp_path / f"{x}.json").read_text()) for x in "ab")
+    assert [c["faulty"] for c in a["cells"]] == [c["faulty"] for c in b["cells"]]
+    py = [c for c in a["cells"] if c["detector"]["label"] == "py relative_residual(1e-3)"]
+    assert len(py) == 6 and py[0]["detector"]["name"] == "python"
+    assert py[0]["detector"]["params"] == {"callable": "relative_residual:relative_residual", "kwargs": {"tol": 0.001}}
+    exp1 = next(c for c in py if c["axes"]["bit"] == "exp1")
+    assert exp1["faulty"]["detected"] == exp1["faulty"]["trials"] > 0  # a top exponent bit of C is never missed
+    cmp = run(binary, "compare", tmp_path / "a.json", "--detectors", "py relative_residual(1e-3)", "vabft (001)").stdout
+    assert "McNemar" in cmp or "mcnemar" in cmp.lower(), cmp
+    run(binary, "report", tmp_path / "a.json", "--out", tmp_path / "report")
+    assert "py relative_residual(1e-3)" in (tmp_path / "report" / "index.html").read_text()
+
+
+def test_a_function_that_raises_is_named_with_its_cell_and_trial_and_finished_cells_stay(binary, tmp_path):
+    (tmp_path / "flaky.py").write_text(
+        "def check(A, B, C, fail_on=0.0):\n"
+        "    if A.dtype.itemsize == 4 and abs(float(A[0, 0])) > fail_on and A.shape[0] == 8:\n"
+        "        raise RuntimeError('my detector broke')\n"
+        "    return bool(abs(C).max() > 1e6)\n")
+    suite = {"schema": "sdcbench.suite/1", "name": "flaky", "description": "a Python detector that fails in its second cell",
+             "workload": "gemm", "axes": {"dtype": ["fp64", "fp32"], "shape": ["8x8x8"], "bit": ["exp1"], "target": ["C"]},
+             "detectors": [{"python": "flaky:check", "label": "flaky"}], "trials": {"faulty": 4, "clean": 4}, "seed": 1,
+             "reproduces": None, "presets": {"smoke": {}, "full": {}}}
+    (tmp_path / "flaky.json").write_text(json.dumps(suite))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    p = run(binary, "run", tmp_path / "flaky.json", "--out", tmp_path / "r.json", env=env, ok=False)
+    assert p.returncode == 2, p.stderr
+    assert "python detector flaky:check" in p.stderr and "my detector broke" in p.stderr
+    assert "dtype=fp32" in p.stderr and ("faulty trial" in p.stderr or "clean trial" in p.stderr), p.stderr
+    assert not (tmp_path / "r.json").exists() and (tmp_path / "r.json.journal").exists()
+    (tmp_path / "flaky.py").write_text("def check(A, B, C, fail_on=0.0):\n    return bool(abs(C).max() > 1e6)\n")
+    run(binary, "run", tmp_path / "flaky.json", "--out", tmp_path / "r.json", "--resume", env=env)
+    assert not (tmp_path / "r.json.journal").exists()
+    assert len(json.loads((tmp_path / "r.json").read_text())["cells"]) == 2
+
+
+def test_a_bad_callable_is_an_input_error_before_any_trial(binary, tmp_path):
+    suite = {"schema": "sdcbench.suite/1", "name": "bad", "description": "no such module", "workload": "gemm",
+             "axes": {"shape": ["8x8x8"], "bit": ["exp1"], "target": ["C"]},
+             "detectors": [{"python": "no_such_module_here:f"}], "trials": {"faulty": 2, "clean": 2}, "seed": 1,
+             "reproduces": None, "presets": {"smoke": {}, "full": {}}}
+    (tmp_path / "bad.json").write_text(json.dumps(suite))
+    p = run(binary, "run", tmp_path / "bad.json", "--out", tmp_path / "r.json", ok=False)
+    assert p.returncode == 2 and "no_such_module_here" in p.stderr, p.stderr
