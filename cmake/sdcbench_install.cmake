@@ -67,3 +67,20 @@ install(CODE "
   endif()
   file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${SDCBENCH_INSTALL_DATA}/build-info.json\" \"\${info}\\n\")
 ")
+
+# `cpack -G DEB` in a build: a Debian 12 package installing under /usr (the
+# program in /usr/bin finds /usr/share/sdcbench; the module lands in
+# Debian's dist-packages). Shared-library dependencies come from
+# dpkg-shlibdeps; the rest are what the report and the module run on. Build
+# it portable (-DSDCBENCH_ENABLE_NATIVE=OFF) for other machines.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME sdcbench)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "sdcbench developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Fault-injection campaigns and benchmarks for silent-data-corruption detectors in deep learning")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "nodejs, python3, python3-numpy, python3-torch, openmpi-bin, fortunes, dict-gcide")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+include(CPack)

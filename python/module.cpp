@@ -26,4 +26,5 @@ PYBIND11_MODULE(_sdcbench, m) {
   sdc::python::bind_injectors(m);
   sdc::python::bind_detectors(m);
   sdc::python::bind_results(m);
+  sdc::python::bind_monitor(m);
 }

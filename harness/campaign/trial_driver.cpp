@@ -81,6 +81,36 @@ const char* outcome_name(outcome o) {
   return "?";
 }
 
+void detector_scoring::step(detector_episode& de, verdict v, int64_t step, int64_t first_fault, const std::vector<location>& truths) {
+  de.flagged_steps += v.flagged;
+  if (!faulty_) {
+    if (step == 0 || score_higher(v.score, de.score)) de.score = v.score;
+    deciding_ = std::move(v);  // the last step's metrics
+    return;
+  }
+  if (decided_) return;
+  if (v.flagged && first_fault < 0) ++de.early_flags;
+  if (v.flagged && first_fault >= 0) {
+    decided_ = true;
+    de.latency = step - first_fault;
+    const location blamed = v.where();
+    bool right = false;
+    for (const auto& t : truths) right |= location_matches(blamed, t);
+    de.result = !blamed.stated() ? outcome::detected_unlocated
+                : right          ? outcome::detected_right_location
+                                 : outcome::detected_wrong_location;
+  }
+  de.score = v.score;
+  deciding_ = std::move(v);
+}
+
+void detector_scoring::finish(detector_episode& de) {
+  if (faulty_ && !decided_) de.result = outcome::missed;
+  if (!faulty_) de.result = de.flagged_steps > 0 ? outcome::false_alarm : outcome::clean_pass;
+  de.metrics = std::move(deciding_.metrics);
+  de.series = std::move(deciding_.series);
+}
+
 std::unique_ptr<episode_detector> build_episode_detector(const detector_choice& d, const detector_context& ctx) {
   const detector_params p(d.params, ctx.out_fmt);
   std::unique_ptr<episode_detector> e;
@@ -120,8 +150,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
   for (const auto& views : history)
     for (auto& d : detectors_) d->observe(views);  // warm-up on the run so far: untimed, never scored
   r.detectors.resize(detectors_.size());
-  std::vector<verdict> deciding(detectors_.size());
-  std::vector<bool> decided(detectors_.size(), false);
+  std::vector<detector_scoring> scoring(detectors_.size(), detector_scoring(faulty));
   std::vector<location> truths;
   int64_t first_fault = -1;
   for (int64_t step = 0; step < shape_.steps; ++step) {
@@ -157,26 +186,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
       const auto t0 = clock_type::now();
       verdict v = detectors_[k]->observe(views);
       de.seconds += seconds_since(t0);
-      de.flagged_steps += v.flagged;
-      if (!faulty) {
-        if (step == 0 || score_higher(v.score, de.score)) de.score = v.score;
-        deciding[k] = std::move(v);  // the last step's metrics
-        continue;
-      }
-      if (decided[k]) continue;
-      if (v.flagged && first_fault < 0) ++de.early_flags;
-      if (v.flagged && first_fault >= 0) {
-        decided[k] = true;
-        de.latency = step - first_fault;
-        const location blamed = v.where();
-        bool right = false;
-        for (const auto& t : truths) right |= location_matches(blamed, t);
-        de.result = !blamed.stated() ? outcome::detected_unlocated
-                    : right          ? outcome::detected_right_location
-                                     : outcome::detected_wrong_location;
-      }
-      de.score = v.score;
-      deciding[k] = std::move(v);
+      scoring[k].step(de, std::move(v), step, first_fault, truths);
     }
     for (auto& rec : recorders_) {
       verdict v = rec->observe(views);
@@ -192,11 +202,8 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
   if (faulty) r.truth = runner_->truth();
   for (size_t k = 0; k < detectors_.size(); ++k) {
     auto& de = r.detectors[k];
-    if (faulty && !decided[k]) de.result = outcome::missed;
-    if (!faulty) de.result = de.flagged_steps > 0 ? outcome::false_alarm : outcome::clean_pass;
-    runner_->judge(deciding[k], kind, de.judged);  // before its metrics move out: a judge may read them
-    de.metrics = std::move(deciding[k].metrics);
-    de.series = std::move(deciding[k].series);
+    runner_->judge(scoring[k].deciding(), kind, de.judged);  // before its metrics move out: a judge may read them
+    scoring[k].finish(de);
   }
   runner_->end();
   return r;

@@ -43,6 +43,28 @@ struct detector_episode {
   double seconds = 0;           // encode + observe, all steps and ranks
 };
 
+// How one detector's verdicts over an episode's steps become its
+// detector_episode, as every campaign scores them (the trial driver, and
+// sdcbench's Python monitor, python/bind_monitor.cpp): on a clean episode
+// each flagged step is a false alarm and the score is the highest; on a
+// faulty one flags before the first fault are early, and the first flag at
+// or after it decides the outcome by whether the place it blames matches a
+// fault's (`truths`).
+class detector_scoring {
+ public:
+  explicit detector_scoring(bool faulty) : faulty_(faulty) {}
+  // `first_fault`: the step of the episode's first fault, -1 before it.
+  void step(detector_episode& de, verdict v, int64_t step, int64_t first_fault, const std::vector<location>& truths);
+  // After the last step: the outcome of an undecided episode, and the
+  // deciding (or last) step's metrics and series.
+  void finish(detector_episode& de);
+  verdict& deciding() { return deciding_; }
+
+ private:
+  bool faulty_, decided_ = false;
+  verdict deciding_;
+};
+
 // A recorder's episode: its last step's metrics and series (the whole curves).
 struct recording {
   metric_list metrics;
