@@ -15,6 +15,7 @@ namespace sdc {
 std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t first, int64_t count, int threads) {
   const int64_t nf = s.faulty_trials;
   std::vector<episode_result> results(static_cast<size_t>(count));
+  std::vector<char> finished(static_cast<size_t>(count), 0);  // per trial; written by the thread that ran it
   std::atomic<int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mu;
@@ -26,6 +27,7 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
         t = first + i;
         const bool faulty = t < nf;
         results[size_t(i)] = driver.run(faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(faulty ? t : t - nf));
+        finished[size_t(i)] = 1;
       }
     } catch (const input_error&) {
       std::lock_guard<std::mutex> lock(error_mu);
@@ -35,7 +37,7 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
       std::lock_guard<std::mutex> lock(error_mu);
       if (!error) {
         const std::string where = t < 0 ? "setting up the trials" : t < nf ? fmt::format("faulty trial {}", t) : fmt::format("clean trial {}", t - nf);
-        error = std::make_exception_ptr(cell_error(fmt::format("cell {}, {}: {}", c.key, where, e.what())));
+        error = std::make_exception_ptr(cell_error(fmt::format("cell {}, {}: {}", c.key, where, e.what()), first, {}));
       }
       next = count;
     } catch (...) {
@@ -49,8 +51,15 @@ std::vector<episode_result> run_trials(const suite& s, const cell& c, int64_t fi
   for (int i = 1; i < nthreads; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
-  return results;
+  if (!error) return results;
+  try {
+    std::rethrow_exception(error);
+  } catch (cell_error& e) {  // the trials finished from `first` on, up to the first that did not
+    size_t k = 0;
+    while (k < finished.size() && finished[k]) ++k;
+    e.finished.assign(std::make_move_iterator(results.begin()), std::make_move_iterator(results.begin() + ptrdiff_t(k)));
+    throw;
+  }
 }
 
 std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have) {
@@ -64,13 +73,19 @@ std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chu
   return out;
 }
 
-cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have) {
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk) {
   const int64_t total = s.faulty_trials + s.clean_trials;
   std::vector<episode_result> all(static_cast<size_t>(total));
   for (const auto& [first, eps] : have)
     for (size_t i = 0; i < eps.size(); ++i) all[size_t(first) + i] = eps[i];
   for (const auto& [first, count] : missing_ranges(total, have)) {
-    auto r = run_trials(s, c, first, count, threads);
+    std::vector<episode_result> r;
+    try {
+      r = run_trials(s, c, first, count, threads);
+    } catch (const cell_error& e) {
+      if (on_chunk && !e.finished.empty()) on_chunk(e.first, e.finished);
+      throw;
+    }
     for (size_t i = 0; i < r.size(); ++i) all[size_t(first) + i] = std::move(r[i]);
   }
   return summarize_cell(s, c, all);

@@ -9,6 +9,7 @@
 
 #include "harness/campaign/cell_summary.hpp"
 
+#include <functional>
 #include <stdexcept>
 
 #include "foundation/errors.hpp"
@@ -16,10 +17,15 @@
 namespace sdc {
 
 // An error raised inside a trial by a detector (a Python detector's
-// exception), naming the cell and the trial. The cells finished before it are
-// in the journal: `--resume` goes on from this cell once the cause is fixed.
+// exception), naming the cell and the trial, with the trials from `first` on
+// that had finished before it (complete_cell journals them, as the cells
+// finished before: `--resume` goes on from the first unfinished trial once
+// the cause is fixed).
 struct cell_error : value_error {
-  using value_error::value_error;
+  cell_error(const std::string& what, int64_t first_trial, std::vector<episode_result> done)
+      : value_error(what), first(first_trial), finished(std::move(done)) {}
+  int64_t first = 0;
+  std::vector<episode_result> finished;
 };
 
 // Trials first .. first + count - 1 of the cell (trial t < faulty_trials is
@@ -32,6 +38,9 @@ using chunk_map = std::map<int64_t, std::vector<episode_result>>;
 // The ranges [first, first + count) of a cell's `total` trials that `have` does not cover, in order.
 std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chunk_map& have);
 // Runs what `have` lacks (with nothing: every trial) and adds the whole cell up.
-cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have);
+// `on_chunk`, when given, receives the finished trials of a range a detector's
+// error cut short, before the error goes on.
+using chunk_sink = std::function<void(int64_t first, const std::vector<episode_result>& episodes)>;
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk = {});
 
 }  // namespace sdc

@@ -199,7 +199,10 @@ json run_campaign(const run_options& o) {
     comm = run_cells_in_job(s, ex, todo, o.threads, chunks, chunk_done, cell_done);
   } else {
     for (size_t n : todo)
-      cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n]) : complete_cell(s, ex.cells[n], o.threads, chunks[n]));
+      cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n])
+                                 : complete_cell(s, ex.cells[n], o.threads, chunks[n], [&](int64_t first, const auto& eps) {
+                                     if (jw) chunk_done(n, first, eps);  // a detector's error: keep what finished
+                                   }));
   }
   json prov = setup->prov;
   const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
