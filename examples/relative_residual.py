@@ -10,6 +10,7 @@ samples, flags when the largest log-norm is k MADs above the median.
 import numpy as np
 
 
+@np.errstate(invalid="ignore", over="ignore")  # a flipped element may be NaN or Inf: flagged below, not warned about
 def relative_residual(A, B, C, tol=1e-5):
     A64, B64, C64 = (np.asarray(x, dtype=np.float64) for x in (A, B, C))
     b1 = B64.sum(axis=1)
