@@ -4,6 +4,7 @@
 //   gemm views:   function(A, B, C, **kwargs), numpy arrays (C as stored, in the
 //                 cell's format held in float32/float64; read-only copies)
 //   sample views: function(values, **kwargs), the sample (log-norms) as float64
+//   int8 GEMM, EmbeddingBag and training views: below, at their classes
 // It returns a bool, or a dict with "flagged" and optionally "score",
 // "located_row", "located_col". The interpreter is embedded (pybind11) and
 // started at the first Python detector; its module search path has the
@@ -22,7 +23,9 @@
 #include <optional>
 
 #include "detectors/gemm_detector.hpp"
+#include "detectors/quantized_detectors.hpp"
 #include "detectors/sample_detector.hpp"
+#include "protocol/views/training_view.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/data_files.hpp"
 
@@ -148,6 +151,70 @@ class python_sample final : public gradient_detector {
   python_call call_;
 };
 
+// int8 GEMM views (004): function(A, B, C, **kwargs), A u8 m x k, B s8 k x n,
+// C int32 m x n (the data columns of C', after any fault).
+class python_int8 final : public int8_gemm_detector {
+ public:
+  explicit python_int8(const detector_params& p) : call_(p.choice("callable"), p.json().at("kwargs")) {}
+  void encode(const int8_t*, int64_t, int64_t, int64_t, int8_t*, int64_t) override {}
+  verdict verify(const int8_gemm_data& d) override {
+    py::gil_scoped_acquire gil;
+    return call_.call(strided(d.A, d.m, d.k, d.lda), strided(d.B, d.k, d.n, d.ldb), strided(d.C, d.m, d.n, d.ldc));
+  }
+
+ private:
+  template <class T>
+  static py::array_t<T> strided(const T* p, int64_t rows, int64_t cols, int64_t ld) {
+    py::array_t<T> out({py::ssize_t(rows), py::ssize_t(cols)});
+    for (int64_t i = 0; i < rows; ++i) std::copy_n(p + i * ld, cols, out.mutable_data(i, 0));
+    return out;
+  }
+  python_call call_;
+};
+
+// EmbeddingBag views (004): function(codes, alpha, beta, indices, offsets,
+// weights, out, **kwargs): the table's codes (rows x dim, u8) and per-row
+// scale and bias as the kernel read them, the batch (weights None for a
+// plain sum), and the bags' output (bags x dim, fp32).
+class python_embedding_bag final : public embedding_bag_detector {
+ public:
+  explicit python_embedding_bag(const detector_params& p) : call_(p.choice("callable"), p.json().at("kwargs")) {}
+  verdict verify(const embedding_bag_data& d) override {
+    const quantized_table& t = *d.table;
+    const bag_batch& b = *d.batch;
+    py::gil_scoped_acquire gil;
+    py::array_t<uint8_t> codes({py::ssize_t(t.rows), py::ssize_t(t.dim)});
+    py::array_t<float> alpha(py::ssize_t(t.rows)), beta(py::ssize_t(t.rows));
+    for (int64_t i = 0; i < t.rows; ++i) {
+      for (int64_t j = 0; j < t.dim; ++j) *codes.mutable_data(i, j) = uint8_t(t.code(i, j));
+      *alpha.mutable_data(i) = t.alpha(i), *beta.mutable_data(i) = t.beta(i);
+    }
+    py::object weights = b.weights.empty() ? py::object(py::none()) : py::object(py::array_t<float>(py::ssize_t(b.weights.size()), b.weights.data()));
+    return call_.call(codes, alpha, beta, py::array_t<int64_t>(py::ssize_t(b.indices.size()), b.indices.data()),
+                      py::array_t<int64_t>(py::ssize_t(b.offsets.size()), b.offsets.data()), weights,
+                      matrix(d.out, b.bags(), t.dim));
+  }
+
+ private:
+  python_call call_;
+};
+
+// Training views, one rank at a time (per_rank blames the rank it fires on):
+// function(loss, grads, **kwargs), the rank's loss and its flat fp32 gradient
+// before the all-reduce (parameter order).
+class python_training final : public detector {
+ public:
+  explicit python_training(const detector_params& p) : call_(p.choice("callable"), p.json().at("kwargs")) {}
+  verdict observe(const step_view& v) override {
+    const auto& t = view_cast<training_step>(v, view_kind::training);
+    py::gil_scoped_acquire gil;
+    return call_.call(py::float_(t.loss), py::array_t<float>(py::ssize_t(t.grads.size()), t.grads.data()));
+  }
+
+ private:
+  python_call call_;
+};
+
 std::vector<param_spec> python_params() {
   return {{"callable", param_spec::type::text, "", "the function, \"module:function\" (the suite's \"python\" key)", {}},
           {"kwargs", param_spec::type::object, json::object(), "keyword arguments of every call (the suite's \"params\")", {}}};
@@ -157,6 +224,22 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "python", "a Python function on (A,
                             python_params(),
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<python_gemm>(p);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({view_kind::int8_gemm, "python", "a Python function on (A u8, B s8, C int32): a suite's \"python\": \"module:function\"",
+                            python_params(),
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<python_int8>(p);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({view_kind::embedding_bag, "python",
+                            "a Python function on (codes, alpha, beta, indices, offsets, weights, out): a suite's \"python\": \"module:function\"",
+                            python_params(),
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<python_embedding_bag>(p);
+                            }});
+SDCBENCH_REGISTER_DETECTOR({view_kind::training, "python", "a Python function on (loss, grads) of one rank: a suite's \"python\": \"module:function\"",
+                            python_params(),
+                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
+                              return std::make_unique<python_training>(p);
                             }});
 SDCBENCH_REGISTER_DETECTOR({view_kind::sample, "python", "a Python function on the sample: a suite's \"python\": \"module:function\"",
                             python_params(),

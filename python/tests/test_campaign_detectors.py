@@ -76,3 +76,39 @@ def test_a_bad_callable_is_an_input_error_before_any_trial(binary, tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(suite))
     p = run(binary, "run", tmp_path / "bad.json", "--out", tmp_path / "r.json", ok=False)
     assert p.returncode == 2 and "no_such_module_here" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("suite_name, signature", [
+    ("quick_int8", "A:uint8:2 B:int8:2 C:int32:2"),
+    ("dlrm_eb_table3", "codes:uint8:2 alpha:float32:1 beta:float32:1 indices:int64:1 offsets:int64:1 out:float32:2"),
+    ("quick_training", "loss:float grads:float32:1"),
+])
+def test_every_view_reaches_a_python_function(binary, source_dir, tmp_path, suite_name, signature):
+    """int8 GEMM, EmbeddingBag and training views, besides gemm and sample: the
+    function gets the view's arrays (checked by their dtypes and ranks) and
+    its verdict is scored beside the suite's own detectors."""
+    (tmp_path / "sig.py").write_text(
+        "import numpy as np\n"
+        "def describe(**named):\n"
+        "    return ' '.join(f'{k}:{v.dtype}:{v.ndim}' if isinstance(v, np.ndarray) else f'{k}:{type(v).__name__}'\n"
+        "                    for k, v in named.items() if v is not None)\n"
+        "def int8(A, B, C, want):\n    assert describe(A=A, B=B, C=C) == want, describe(A=A, B=B, C=C)\n    return False\n"
+        "def bag(codes, alpha, beta, indices, offsets, weights, out, want):\n"
+        "    assert describe(codes=codes, alpha=alpha, beta=beta, indices=indices, offsets=offsets, out=out) == want\n"
+        "    return bool(~np.isfinite(out).all())\n"
+        "def training(loss, grads, want):\n    assert describe(loss=loss, grads=grads) == want\n"
+        "    return {'flagged': bool(~np.isfinite(grads).all()), 'score': float(np.abs(grads).max())}\n")
+    suite = json.loads((source_dir / "suites" / f"{suite_name}.json").read_text())
+    fn = {"quick_int8": "int8", "dlrm_eb_table3": "bag", "quick_training": "training"}[suite_name]
+    suite["detectors"] = suite["detectors"][:1] + [{"python": f"sig:{fn}", "label": "py", "params": {"want": signature}}]
+    suite.pop("compare", None)
+    for axes in [suite["axes"]] + [p.get("axes", {}) for p in suite["presets"].values()]:
+        if "config" in axes:  # training configurations are named relative to the suite's folder
+            axes["config"] = [str(source_dir / "suites" / c) for c in axes["config"]]
+    (tmp_path / "s.json").write_text(json.dumps(suite))
+    first = list(suite["axes"])[0]
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    run(binary, "run", tmp_path / "s.json", "--scale", "smoke", "--quiet", "--axis", f"{first}={suite['axes'][first][0]}",
+        "--out", tmp_path / "r.json", env=env)
+    cells = [c for c in json.loads((tmp_path / "r.json").read_text())["cells"] if c["detector"]["label"] == "py"]
+    assert cells and all(c["skipped"] is not None or c["faulty"]["trials"] + c["clean"]["trials"] > 0 for c in cells)
