@@ -5,12 +5,17 @@
 //   stat         000's tests (folding + W1, ...) on gradient log-norms   stat_command.hpp
 //   feature_value / npu_asd   003's checks over steps             silent_stat_command.hpp
 //   consistency  002's metrics on per-rank losses and gradients   training_stat_command.hpp
+//   FeatureValue 003's feature value kept across calls, one step each (feature_value_tracker)
+//   checksum     003's bf16 matmul CheckSum, either original's    detectors/matmul_checksum.hpp
 // Each returns JSON text; sdcbench/__init__.py parses it.
 #include <pybind11/stl.h>
 
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "detectors/matmul_checksum.hpp"
 #include "foundation/errors.hpp"
 #include "harness/cli/gemm_check.hpp"
 #include "harness/cli/silent_stat_command.hpp"
@@ -73,6 +78,41 @@ void bind_detectors(py::module_& m) {
         return run_feature_value_stat(input_of(values, "values"), variant, params).dump();
       },
       py::arg("values"), py::arg("variant") = "mindspore", py::arg("params") = std::map<std::string, std::string>{});
+  py::class_<feature_value_tracker>(m, "FeatureValue")
+      .def(py::init<int64_t, const std::string&, const std::map<std::string, std::string>&>(), py::arg("parameters"),
+           py::arg("variant") = "mindspore", py::arg("params") = std::map<std::string, std::string>{})
+      .def(
+          "step",
+          [](feature_value_tracker& t, const py::array& row) {  // the columns that alarmed at this step
+            const array_values v = values_of(row);
+            if (int64_t(v.values.size()) != t.columns())
+              throw input_error("FeatureValue.step", "row", fmt::format("expected {} values (one per parameter); got {}", t.columns(), v.values.size()));
+            const size_t before = t.alarms().size();
+            t.step(v.values.data());
+            py::list cols;
+            for (size_t i = before; i < t.alarms().size(); ++i) cols.append(t.alarms()[i][1].get<int64_t>());
+            return cols;
+          },
+          py::arg("row"))
+      .def("result", [](const feature_value_tracker& t) { return t.result().dump(); });
+  m.def(
+      "checksum",
+      [](const py::array& a, const py::array& b, const py::array& c, const std::string& variant, bool bf16) {
+        const matrix_input A = matrix_of(a, "A"), B = matrix_of(b, "B"), C = matrix_of(c, "C");
+        if (A.cols != B.rows || C.rows != A.rows || C.cols != B.cols)
+          throw input_error("checksum", "shapes", fmt::format("expected A m x k, B k x n, C m x n; got {}x{}, {}x{}, {}x{}", A.rows,
+                                                              A.cols, B.rows, B.cols, C.rows, C.cols));
+        if (variant != "mindspore" && variant != "torch_npu") throw input_error("checksum", "variant", "expected mindspore or torch_npu");
+        const std::vector<float> fa(A.values.begin(), A.values.end()), fb(B.values.begin(), B.values.end()),
+            fc(C.values.begin(), C.values.end());
+        const checksum_result r = matmul_checksum({A.rows, A.cols, B.cols, fa.data(), fb.data(), fc.data(), bf16},
+                                                  variant == "mindspore" ? checksum_variant::mindspore : checksum_variant::torch_npu);
+        py::dict d;
+        d["failed"] = r.failed, d["worst_row"] = r.worst_row >= 0 ? py::object(py::int_(r.worst_row)) : py::object(py::none());
+        d["worst_ratio"] = r.worst_ratio, d["rows_flagged"] = r.rows_flagged;
+        return d;
+      },
+      py::arg("a"), py::arg("b"), py::arg("c"), py::arg("variant") = "mindspore", py::arg("bf16") = true);
   m.def(
       "npu_asd",
       [](const py::array& values, const std::map<std::string, std::string>& params) {

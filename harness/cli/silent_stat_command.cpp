@@ -73,51 +73,61 @@ json run_feature_value_stat(const std::string& path, const std::string& variant_
 
 json run_npu_asd_stat(const std::string& path, const params_t& params) { return run_npu_asd_stat(read_values_input(path), params); }
 
-json run_feature_value_stat(const values_input& in, const std::string& variant_text, const params_t& params) {
-  const std::string& path = in.name;
+feature_value_tracker::feature_value_tracker(int64_t columns, const std::string& variant_text, const params_t& params)
+    : columns_(columns) {
   only(params, {"upper_thresh1", "upper_thresh2", "grad_sample_interval", "cooldown", "strikes_num", "strikes_window", "seconds_per_step"});
-  silent::asd_variant variant;
   try {
-    variant = silent::parse_asd_variant(variant_text);
+    variant_ = silent::parse_asd_variant(variant_text);
   } catch (const value_error&) {
     throw input_error("--variant", variant_text, "expected mindspore or torch_npu");
   }
-  silent::feature_value_params fv;
-  fv.upper_thresh1 = param(params, "upper_thresh1", 1e6), fv.upper_thresh2 = param(params, "upper_thresh2", 100);
-  silent::strike_params sp;
-  sp.cooldown = param(params, "cooldown", 5) * 60, sp.strikes_window = param(params, "strikes_window", 480) * 60;
-  sp.strikes_num = integer(params, "strikes_num", 3, 1);
-  const int64_t interval = integer(params, "grad_sample_interval", variant == silent::asd_variant::mindspore ? 10 : 3, 1);
-  const double dt = param(params, "seconds_per_step", 1);
-  for (const std::string& why : {fv.invalid(), sp.invalid()})
+  fv_.upper_thresh1 = param(params, "upper_thresh1", 1e6), fv_.upper_thresh2 = param(params, "upper_thresh2", 100);
+  sp_.cooldown = param(params, "cooldown", 5) * 60, sp_.strikes_window = param(params, "strikes_window", 480) * 60;
+  sp_.strikes_num = integer(params, "strikes_num", 3, 1);
+  interval_ = integer(params, "grad_sample_interval", variant_ == silent::asd_variant::mindspore ? 10 : 3, 1);
+  dt_ = param(params, "seconds_per_step", 1);
+  for (const std::string& why : {fv_.invalid(), sp_.invalid()})
     if (!why.empty()) throw input_error("--param", why.substr(0, why.find(':')), why);
-  if (!(dt > 0)) throw input_error("--param", "seconds_per_step", "expected a number > 0");
-  const table t = read_table(in, true);
-  std::vector<int64_t> cols;
-  for (int64_t c = 0; c < t.cols; c += interval) cols.push_back(c);
-  std::vector<silent::feature_value_state> states(cols.size(), silent::feature_value_state(fv));
-  silent::rank_strikes strikes(variant, sp);
-  json alarms = json::array(), counted = json::array(), outs = json::array();
-  for (int64_t s = 0; s < t.rows; ++s)
-    for (size_t u = cols.size(); u-- > 0;) {  // backward order, as in training (feature_value.cpp)
-      const double v = t.v[size_t(s * t.cols + cols[u])];
-      if (v == 0) continue;  // no gradient: not checked
-      if (!states[u].observe(v).alarm) continue;
-      alarms.push_back({s, cols[u]});
-      const auto r = strikes.alarm(double(s) * dt, false);
-      if (r.counted) counted.push_back({s, cols[u]});
-      if (r.struck_out) outs.push_back({s, cols[u]});
-    }
+  if (!(dt_ > 0)) throw input_error("--param", "seconds_per_step", "expected a number > 0");
+  if (columns < 1) throw input_error("values", "columns", "expected at least one parameter");
+  for (int64_t c = 0; c < columns; c += interval_) cols_.push_back(c);
+  states_.assign(cols_.size(), silent::feature_value_state(fv_));
+  strikes_.emplace(variant_, sp_);
+}
+
+void feature_value_tracker::step(const double* row) {
+  const int64_t s = steps_++;
+  for (size_t u = cols_.size(); u-- > 0;) {  // backward order, as in training (feature_value.cpp)
+    const double v = row[cols_[u]];
+    if (v == 0) continue;  // no gradient: not checked
+    if (!states_[u].observe(v).alarm) continue;
+    alarms_.push_back({s, cols_[u]});
+    const auto r = strikes_->alarm(double(s) * dt_, false);
+    if (r.counted) counted_.push_back({s, cols_[u]});
+    if (r.struck_out) outs_.push_back({s, cols_[u]});
+  }
+}
+
+json feature_value_tracker::result() const {
   json final = json::array();
-  for (size_t u = 0; u < cols.size(); ++u)
-    final.push_back({{"column", cols[u]}, {"avg", num(states[u].avg())}, {"nz", states[u].nz()}, {"pre", num(states[u].pre())}});
-  const bool ms = variant == silent::asd_variant::mindspore;
-  return {{"test", "feature_value"}, {"file", path}, {"variant", silent::asd_variant_name(variant)}, {"steps", t.rows},
-          {"parameters", t.cols}, {"watched", cols},
-          {"params", {{"upper_thresh1", fv.upper_thresh1}, {"upper_thresh2", fv.upper_thresh2}, {"grad_sample_interval", interval},
-                      {"cooldown_minutes", sp.cooldown / 60}, {"strikes_num", sp.strikes_num},
-                      {"strikes_window_minutes", sp.strikes_window / 60}, {"seconds_per_step", dt}}},
-          {"alarms_at", alarms}, {"strikes_at", counted}, {"strike_outs_at", ms ? json(nullptr) : outs}, {"final", final}};
+  for (size_t u = 0; u < cols_.size(); ++u)
+    final.push_back({{"column", cols_[u]}, {"avg", num(states_[u].avg())}, {"nz", states_[u].nz()}, {"pre", num(states_[u].pre())}});
+  const bool ms = variant_ == silent::asd_variant::mindspore;
+  return {{"test", "feature_value"}, {"variant", silent::asd_variant_name(variant_)}, {"steps", steps_}, {"parameters", columns_},
+          {"watched", cols_},
+          {"params", {{"upper_thresh1", fv_.upper_thresh1}, {"upper_thresh2", fv_.upper_thresh2}, {"grad_sample_interval", interval_},
+                      {"cooldown_minutes", sp_.cooldown / 60}, {"strikes_num", sp_.strikes_num},
+                      {"strikes_window_minutes", sp_.strikes_window / 60}, {"seconds_per_step", dt_}}},
+          {"alarms_at", alarms_}, {"strikes_at", counted_}, {"strike_outs_at", ms ? json(nullptr) : outs_}, {"final", final}};
+}
+
+json run_feature_value_stat(const values_input& in, const std::string& variant_text, const params_t& params) {
+  const table t = read_table(in, true);
+  feature_value_tracker tracker(t.cols, variant_text, params);
+  for (int64_t s = 0; s < t.rows; ++s) tracker.step(t.v.data() + s * t.cols);
+  json j = tracker.result();
+  j["file"] = in.name;
+  return j;
 }
 
 json run_npu_asd_stat(const values_input& in, const params_t& params) {

@@ -2,9 +2,13 @@
 // checks (detectors/silent_check.hpp, strike_policy.hpp) on a user's own values.
 #pragma once
 #include <map>
+#include <optional>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "detectors/silent_check.hpp"
+#include "detectors/strike_policy.hpp"
 #include "harness/cli/stat_command.hpp"
 
 namespace sdc {
@@ -33,5 +37,29 @@ nlohmann::json run_npu_asd_stat(const std::string& path, const std::map<std::str
 nlohmann::json run_feature_value_stat(const values_input& in, const std::string& variant,
                                       const std::map<std::string, std::string>& params);
 nlohmann::json run_npu_asd_stat(const values_input& in, const std::map<std::string, std::string>& params);
+
+// The feature value of run_feature_value_stat one step at a time (the Python
+// module's FeatureValue keeps one across calls): each watched column's state
+// and the rank's strikes, and every alarm, counted strike and strike-out so
+// far. The constructor checks the parameters as run_feature_value_stat does.
+class feature_value_tracker {
+ public:
+  feature_value_tracker(int64_t columns, const std::string& variant, const std::map<std::string, std::string>& params);
+  void step(const double* row);  // one step's max g^2 per parameter, `columns` of them
+  int64_t columns() const { return columns_; }
+  const nlohmann::json& alarms() const { return alarms_; }  // [step, column] pairs so far
+  nlohmann::json result() const;  // run_feature_value_stat's fields but "file"
+
+ private:
+  int64_t columns_, steps_ = 0, interval_ = 1;
+  double dt_ = 1;
+  silent::asd_variant variant_{};
+  silent::feature_value_params fv_;
+  silent::strike_params sp_;
+  std::vector<int64_t> cols_;
+  std::vector<silent::feature_value_state> states_;
+  std::optional<silent::rank_strikes> strikes_;
+  nlohmann::json alarms_ = nlohmann::json::array(), counted_ = nlohmann::json::array(), outs_ = nlohmann::json::array();
+};
 
 }  // namespace sdc

@@ -8,6 +8,8 @@ C++ campaigns give. Arrays are numpy arrays or torch tensors on the CPU.
     check_gemm(A, B, C, dtype="fp32", detector="vabft")        # sdcbench check-gemm
     stat("folding_w1", log_norms)                               # 000's tests
     feature_value(max_g2, variant="mindspore")                  # 003's check over steps
+    FeatureValue(parameters).step(row)                          # the same, one step per call
+    checksum(A, B, C, variant="torch_npu")                      # 003's bf16 matmul CheckSum
     consistency(losses, grads)                                  # 002's metrics
     load(path), validate(path), compare(a, b), cells_table(result_set)
 
@@ -84,6 +86,29 @@ def feature_value(values, variant="mindspore", **params):
     """003's feature-value check with its state, over steps: values is steps x
     parameters (or one parameter's steps) of max g^2; params as `--param`."""
     return _json.loads(_sdcbench.feature_value(_array(values), variant, {k: str(v) for k, v in params.items()}))
+
+
+class FeatureValue:
+    """003's feature-value check kept across calls, one step at a time (for a
+    loop that sees one step's max g^2 per parameter at a time): step(row)
+    returns the parameters that alarmed at this step; result() what
+    feature_value() returns for the steps so far."""
+
+    def __init__(self, parameters, variant="mindspore", **params):
+        self._t = _sdcbench.FeatureValue(parameters, variant, {k: str(v) for k, v in params.items()})
+
+    def step(self, row):
+        return list(self._t.step(_array(row)))
+
+    def result(self):
+        return _json.loads(self._t.result())
+
+
+def checksum(a, b, c, variant="mindspore", bf16=True):
+    """003's CheckSum of a bf16 matmul C = A B as MindSpore ("mindspore") or
+    torch_npu ("torch_npu") computes it: {"failed", "worst_row", "worst_ratio",
+    "rows_flagged"} (detectors/matmul_checksum.hpp cites both originals)."""
+    return _sdcbench.checksum(_array(a), _array(b), _array(c), variant, bf16)
 
 
 def npu_asd(values, **params):

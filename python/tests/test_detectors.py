@@ -61,3 +61,35 @@ def test_002s_metrics_on_per_rank_tensors_match_the_cli(cli, tmp_path):
     assert without_file(ours) == without_file(cli.json("stat", "consistency", "--losses", tmp_path / "l.npy", "--grads", tmp_path / "g.npy"))
     z = [r["z_log_norm"] for r in ours["ranks"]]
     assert max(range(4), key=lambda r: z[r]) == 2
+
+
+def test_feature_value_one_step_at_a_time_equals_the_whole_run():
+    g = np.random.default_rng(5)
+    steps = np.abs(g.standard_normal((50, 7))) * 1e-4
+    steps[20, 3], steps[41, 0] = 1e3, 5e2
+    whole = sdcbench.feature_value(steps, variant="torch_npu", grad_sample_interval=1, upper_thresh2=50)
+    fv = sdcbench.FeatureValue(7, variant="torch_npu", grad_sample_interval=1, upper_thresh2=50)
+    alarmed = [(s, c) for s, row in enumerate(steps) for c in fv.step(row)]
+    assert [list(a) for a in alarmed] == whole["alarms_at"] and [20, 3] in whole["alarms_at"]
+    assert without_file(fv.result()) == without_file(whole)
+
+
+def test_the_checksum_follows_each_original_on_a_nan_row():
+    """003's CheckSum: MindSpore fails a GEMM with a NaN anywhere (its max over
+    rows is NaN, and NOT (NaN < 1e-20) holds); torch_npu does not flag a NaN
+    row (NaN > 5e-20 is false) -- detectors/matmul_checksum.hpp cites both."""
+    bf = lambda x: torch.from_numpy(np.asarray(x, dtype=np.float32)).to(torch.bfloat16).to(torch.float32).numpy()
+    g = np.random.default_rng(8)
+    a, b = bf(g.standard_normal((16, 32))), bf(g.standard_normal((32, 24)))
+    c = bf(a.astype(np.float64) @ b)
+    for variant in ("mindspore", "torch_npu"):
+        assert not sdcbench.checksum(a, b, c, variant=variant)["failed"]
+    big = c.copy()
+    big[6, 2] += 64
+    for variant in ("mindspore", "torch_npu"):
+        r = sdcbench.checksum(a, b, big, variant=variant)
+        assert r["failed"] and r["worst_row"] == 6
+    nan = c.copy()
+    nan[3, 1] = np.nan
+    assert sdcbench.checksum(a, b, nan, variant="mindspore")["failed"]
+    assert not sdcbench.checksum(a, b, nan, variant="torch_npu")["rows_flagged"]
