@@ -220,32 +220,18 @@ std::vector<param_spec> python_params() {
           {"kwargs", param_spec::type::object, json::object(), "keyword arguments of every call (the suite's \"params\")", {}}};
 }
 
-SDCBENCH_REGISTER_DETECTOR({view_kind::gemm, "python", "a Python function on (A, B, C): a suite's \"python\": \"module:function\"",
-                            python_params(),
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<python_gemm>(p);
-                            }});
-SDCBENCH_REGISTER_DETECTOR({view_kind::int8_gemm, "python", "a Python function on (A u8, B s8, C int32): a suite's \"python\": \"module:function\"",
-                            python_params(),
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<python_int8>(p);
-                            }});
-SDCBENCH_REGISTER_DETECTOR({view_kind::embedding_bag, "python",
-                            "a Python function on (codes, alpha, beta, indices, offsets, weights, out): a suite's \"python\": \"module:function\"",
-                            python_params(),
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<python_embedding_bag>(p);
-                            }});
-SDCBENCH_REGISTER_DETECTOR({view_kind::training, "python", "a Python function on (loss, grads) of one rank: a suite's \"python\": \"module:function\"",
-                            python_params(),
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<python_training>(p);
-                            }});
-SDCBENCH_REGISTER_DETECTOR({view_kind::sample, "python", "a Python function on the sample: a suite's \"python\": \"module:function\"",
-                            python_params(),
-                            [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              return std::make_unique<python_sample>(p);
-                            }});
+// One registration per view kind: the class that calls the function on it.
+template <class D>
+detector_info python_info(view_kind view, std::string on) {
+  return {view, "python", "a Python function on " + on + ": a suite's \"python\": \"module:function\"", python_params(),
+          [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> { return std::make_unique<D>(p); }};
+}
+
+SDCBENCH_REGISTER_DETECTOR(python_info<python_gemm>(view_kind::gemm, "(A, B, C)"));
+SDCBENCH_REGISTER_DETECTOR(python_info<python_int8>(view_kind::int8_gemm, "(A u8, B s8, C int32)"));
+SDCBENCH_REGISTER_DETECTOR(python_info<python_embedding_bag>(view_kind::embedding_bag, "(codes, alpha, beta, indices, offsets, weights, out)"));
+SDCBENCH_REGISTER_DETECTOR(python_info<python_training>(view_kind::training, "(loss, grads) of one rank"));
+SDCBENCH_REGISTER_DETECTOR(python_info<python_sample>(view_kind::sample, "the sample (values)"));
 
 }  // namespace
 }  // namespace sdc
