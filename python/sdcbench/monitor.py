@@ -119,8 +119,9 @@ class Monitor:
             dist.all_gather(all_grads, flat)
             dist.all_gather(all_losses, loss_t)
             # Rank 0 scores: it learns from the fault's rank what was injected (index, old, new values).
-            hit = torch.tensor([len(faults)] + [x for f in faults[:1] for x in f[1:]] + [0.0] * (3 - 3 * min(len(faults), 1)),
-                               dtype=torch.float64)
+            hit = torch.zeros(4, dtype=torch.float64)  # [injected?, index, old value, new value]
+            if faults:
+                hit[:] = torch.tensor([1.0, *faults[0][1:]], dtype=torch.float64)
             dist.broadcast(hit, src=self.fault_rank)
             if self.rank == 0 and self.rank != self.fault_rank:
                 faults = [(self.fault_rank, int(hit[1]), float(hit[2]), float(hit[3]))] if hit[0] > 0 else []
