@@ -85,7 +85,8 @@ void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* w
 }
 
 const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259},
-                               {13, 1031, 300}, {100, 64, 64}, {97, 45, 513}, {2, 2050, 3}};
+                               {13, 1031, 300}, {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},
+                               {48, 96, 520}};
 
 template <class T>
 void sums_at_every_level() {

@@ -11,9 +11,10 @@
 //   - while it packs a block of B (once per element): per column, the
 //     references (c1 A) B_j and (c2 A) B_j, FMA down the column in
 //     foundation/simd/column_cascade.hpp's 8-row blocks and pairwise tree;
-//   - as each finished tile of C leaves the micro-kernel (read back from L1):
-//     per row, C_i r1 and C_i r2 (lanes j mod L), per column its sum (the
-//     column cascade).
+//   - as each finished tile of C leaves the micro-kernel, from its
+//     registers (an edge tile from its local copy): per row, C_i r1 and
+//     C_i r2 (lanes j mod L), per column its sum (the column cascade).
+//     gemm_check_sums_body.hpp has the kernel's side.
 // Those orders do not depend on the SIMD level, so every level of the GEMM
 // gives the same sums; tests/test_protected_gemm.cpp holds each level to the
 // separate check. Orders: sequential and kblock(B) (the blocked kernel);

@@ -1,0 +1,168 @@
+// The fixed-order GEMM's tiles: blocking constants, packing and the
+// micro-kernel. Part of gemm_fixed_order_body.hpp (compiled once per SIMD
+// level inside SDC_KERNEL_NS, with simd.hpp's registers for that level).
+#pragma once
+#ifndef SDC_KERNEL_NS
+#error "define SDC_KERNEL_NS before including gemm_tile_body.hpp"
+#endif
+#include "foundation/kernels/gemm/gemm_dispatch.hpp"
+#include "foundation/kernels/gemm/simd.hpp"
+
+namespace sdc::SDC_KERNEL_NS {
+namespace {
+
+
+template <class T>
+inline T min_of(T a, T b) { return b < a ? b : a; }
+template <class T>
+inline T max_of(T a, T b) { return a < b ? b : a; }
+
+// MR x NR = 12 x 2 vectors where there are 32 vector registers (AVX-512: 24
+// accumulators, two B vectors, a broadcast), else 6 x 2 vectors (AVX2's 16).
+// The tile's size changes no element's order: every level gives the same bits.
+constexpr int k_mr = simd::ops<float>::width >= 16 ? 12 : 6;
+constexpr int k_half = 6;  // rows a k-block tile runs at once (its partial sums double the registers)
+constexpr int64_t k_mc = 96;
+constexpr int64_t k_kc = 256;
+// A packed panel's row stride is KC and one cache line more, so that its rows
+// fall in different L1 sets.
+constexpr int64_t k_a_pad = 16;
+constexpr int64_t k_nc = 1024;
+
+// Packing reads A and B from memory once: it asks for the row k_ahead rows on
+// (a prefetch never faults, so past the end is harmless).
+constexpr int64_t k_ahead_a = 2, k_ahead_b = 4;
+template <class T>
+inline void prefetch_line(const T* p) { __builtin_prefetch(p, 0, 3); }
+
+template <class T>
+struct tiling {
+  using v = simd::ops<T>;
+  static constexpr int nr = 2 * v::width;
+};
+
+// Packs rows [i0, i0+mc) x depth [p0, p0+kc) of A into MR-row panels, each
+// row of a panel `stride` elements after the last (rows past the end are
+// zeros): a plain copy of each row, which the micro-kernel broadcasts from
+// at fixed offsets.
+template <class T>
+void pack_a(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out) {
+  using v = simd::ops<T>;
+  constexpr int w = v::width;
+  for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
+    const int rows = int(min_of<int64_t>(k_mr, mc - ir));
+    for (int r = 0; r < k_mr; ++r) {
+      T* o = out + r * stride;
+      const T* a = A + (i0 + ir + r) * lda + p0;
+      int64_t p = 0;
+      if (r < rows)
+        for (; p + w <= kc; p += w) prefetch_line(a + k_ahead_a * lda + p), v::store(o + p, v::load(a + p));
+      for (; p < kc; ++p) o[p] = r < rows ? a[p] : T(0);
+    }
+  }
+}
+
+// Packs depth [p0, p0+kc) x columns [j0, j0+nc) of B into NR-column panels,
+// k-major: row by row of B (one stream the prefetcher follows), each row's
+// full panels as two vectors.
+template <class T>
+void pack_b(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* out) {
+  using v = simd::ops<T>;
+  constexpr int w = v::width;
+  constexpr int nr = tiling<T>::nr;
+  const int64_t full = nc / nr * nr;
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* src = B + (p0 + p) * ldb + j0;
+    T* o = out + p * nr;
+    for (int64_t jr = 0; jr < full; jr += nr, o += kc * nr)
+      prefetch_line(src + k_ahead_b * ldb + jr), prefetch_line(src + k_ahead_b * ldb + jr + nr - 1),
+          v::store(o, v::load(src + jr)), v::store(o + w, v::load(src + jr + w));
+    if (full < nc)
+      for (int c = 0; c < nr; ++c) o[c] = full + c < nc ? src[full + c] : T(0);
+  }
+}
+
+// R x NR rows of a tile (rows [r0, r0 + R) of an MR-row panel): C (ldc) +=
+// or = the packed panels' product over kc, in order. block == 0: sequential.
+// block > 0: the chunk starts on a block boundary and holds whole blocks
+// (the last may be short only at the end of K). Then epi(acc, r0) sees the
+// finished rows while they are in registers (the checked kernel's sums).
+template <int R, int64_t S, class T, class Epi>
+void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block, int r0,
+                const Epi& epi) {
+  using v = simd::ops<T>;
+  const int64_t stride = S ? S : as;  // A's rows: a compile-time stride in the sequential order
+  constexpr int w = v::width;
+  typename v::reg acc[R][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    acc[r][0] = first ? v::zero() : v::load(c + r * ldc);
+    acc[r][1] = first ? v::zero() : v::load(c + r * ldc + w);
+  }
+  if (block == 0) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        const typename v::reg a = v::set1(ap[r * stride + p]);
+        acc[r][0] = v::fma(a, b0, acc[r][0]);
+        acc[r][1] = v::fma(a, b1, acc[r][1]);
+      }
+    }
+  } else {
+    for (int64_t p0 = 0; p0 < kc; p0 += block) {
+      typename v::reg part[R][2];
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) part[r][0] = part[r][1] = v::zero();
+      const int64_t pend = min_of(kc, p0 + block);
+      for (int64_t p = p0; p < pend; ++p) {
+        const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
+#pragma GCC unroll 12
+        for (int r = 0; r < R; ++r) {
+          const typename v::reg a = v::set1(ap[r * stride + p]);
+          part[r][0] = v::fma(a, b0, part[r][0]);
+          part[r][1] = v::fma(a, b1, part[r][1]);
+        }
+      }
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        acc[r][0] = v::add(acc[r][0], part[r][0]);
+        acc[r][1] = v::add(acc[r][1], part[r][1]);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    v::store(c + r * ldc, acc[r][0]);
+    v::store(c + r * ldc + w, acc[r][1]);
+  }
+  epi(acc, r0);
+}
+
+// The epilogue of a tile that needs none.
+struct no_epilogue {
+  template <class Reg, int R>
+  void operator()(const Reg (&)[R][2], int) const {}
+};
+
+// The MR x NR tile: all rows at once in the sequential order; a k-block
+// order (whose partial sums double the registers) runs it in halves.
+template <class T, class Epi = no_epilogue>
+void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
+                  const Epi& epi = {}) {
+  if (block == 0) return micro_rows<k_mr, k_kc + k_a_pad>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
+  for (int r0 = 0; r0 < k_mr; r0 += k_half)
+    micro_rows<k_half, 0>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
+}
+
+// KC must hold whole k-blocks so that block boundaries never straddle a chunk.
+inline int64_t kc_for(int64_t block) { return block == 0 ? k_kc : max_of<int64_t>(1, k_kc / block) * block; }
+inline int64_t a_stride_for(int64_t block) { return kc_for(block) + k_a_pad; }
+
+template <class T>
+int64_t blocked_workspace(int64_t block) {
+  return kc_for(block) * (k_nc + tiling<T>::nr) + a_stride_for(block) * (k_mc + k_mr);
+}
+
+}  // namespace
+}  // namespace sdc::SDC_KERNEL_NS
