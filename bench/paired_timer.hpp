@@ -78,6 +78,13 @@ class paired_timer {
     return {at(0.05), at(0.95)};
   }
   size_t iterations() const { return samples_.empty() ? 0 : samples_[0].size(); }
+  // Median over iterations of (time(a) - time(b)) / time(base): what a costs
+  // beyond b (a protected GEMM beyond the plain one), as a share of base.
+  double median_excess_ratio(size_t a, size_t b, size_t base) const {
+    std::vector<double> r;
+    for (size_t i = 0; i < iterations(); ++i) r.push_back((samples_.at(a)[i] - samples_.at(b)[i]) / samples_.at(base)[i]);
+    return median_of(r);
+  }
   // Median over iterations of the fastest of `bases` in that iteration (seconds).
   double median_fastest(const std::vector<size_t>& bases) const {
     std::vector<double> t;

@@ -6,9 +6,13 @@
 // the all-reduce, as the campaign hands them over; the copy itself is the
 // harness's, not the detector's, and is not timed). The detectors do O(P)
 // work per rank and step while the step does O(tokens x P), so the ratio falls
-// with the tokens per rank: two model sizes show the trend. GEMM checks are
-// not here: they run over every GEMM's operands and the campaign's overhead
-// column times them. The production checks follow (Megatron-LM's result
+// with the tokens per rank: two model sizes show the trend. The GEMM checks
+// follow, on every linear GEMM of the 4 ranks (forward and both backward):
+// 001's V-ABFT and 003's CheckSum as the campaign runs them, after the step
+// on its records, and V-ABFT fused into our GEMM (the protected GEMM, weights
+// encoded afresh each step as they change), priced as the protected GEMMs'
+// time beyond the plain GEMMs' in the same iteration: what it costs where the
+// GEMM is ours. The production checks follow (Megatron-LM's result
 // validation and replica hashes, OLMo-core's spike monitor, torchtitan's SDC
 // replay and our peer variant), priced per checked step. One thread.
 #include <benchmark/benchmark.h>
@@ -18,6 +22,8 @@
 #include <vector>
 
 #include "bench/paired_timer.hpp"
+#include "detectors/gemm_detector.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/io/digest.hpp"
 #include "harness/campaign/trial_driver.hpp"
 #include "workloads/training/training_run.hpp"
@@ -36,10 +42,27 @@ struct size_case {
 constexpr size_case k_sizes[] = {{"smoke (2 layers, width 64, seq 128, micro-batch 4)", 2, 64, 4, 128, 4},
                                  {"larger (4 layers, width 128, seq 256, micro-batch 8)", 4, 128, 4, 256, 8}};
 
-// Each rank's loss and gradients of the last step, as detectors see them.
-struct capture final : step_observer {
+// Each rank's loss, gradients and linear GEMMs of the last step, as detectors see them.
+struct capture final : step_observer, gemm_hook {
   std::vector<sdc::training_step> views = std::vector<sdc::training_step>(k_ranks);
   sdc::training_layout layout;
+  int rank = 0;
+  gemm_hook* gemm_hook_for(int64_t, int r) override {
+    rank = r;
+    views[size_t(r)].gemms.clear();
+    return this;
+  }
+  void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
+    sdc::gemm_record g;
+    g.linear = linear, g.pass = int(pass), g.bf16 = false;
+    g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
+    auto copy = [](const torch::Tensor& t, std::vector<float>& to) {
+      const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
+      to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+    };
+    copy(a, g.a), copy(b, g.b), copy(out, g.c);
+    views[size_t(rank)].gemms.push_back(std::move(g));
+  }
   void grads_ready(int64_t step, int r, replica& rep) override {
     auto& v = views[size_t(r)];
     v.rank = r, v.step = step, v.layout = &layout, v.grads.clear();
@@ -68,6 +91,9 @@ const std::vector<detector_case> k_detectors = {
     {"grad_norm_outlier (002)", "grad_norm_outlier", {}},
     {"cosine_outlier (002)", "cosine_outlier", {}},
     {"consistency_curve: all 002 metrics", "consistency_curve", {}},
+    // GEMM checks on every linear GEMM's record, after the step (the campaign's way).
+    {"gemm_vabft, every GEMM, separate (001)", "gemm_vabft", {}},
+    {"matmul_checksum, every GEMM (003)", "matmul_checksum", {{"bf16_only", false}}},
     // Production checks. Megatron's validation is timed on a step it accepts
     // (a rejection's rerun costs one or two forward/backwards of a rank: the
     // replay rows below price one); param_hash includes hashing every
@@ -150,6 +176,39 @@ struct size_run {
         benchmark::DoNotOptimize(det->observe(views));
       });
     }
+    add_fused_variants();
+  }
+  // V-ABFT fused into our GEMM on every recorded linear GEMM, and the same
+  // GEMMs plain: the last two variants.
+  std::unique_ptr<sdc::gemm_detector> vabft;
+  std::vector<float> out;
+  void add_fused_variants() {
+    const auto* info = sdc::find_detector(sdc::view_kind::gemm, "vabft");
+    vabft = sdc::detector_cast<sdc::gemm_detector>(
+        info->make(sdc::detector_params(sdc::validate_params(*info, nlohmann::json::object()), &sdc::fp32()),
+                   {&sdc::fp32(), &sdc::fp32(), nlohmann::json::object()}),
+        "vabft", "gemm");
+    size_t most = 0;
+    for (const auto& v : cap.views)
+      for (const auto& g : v.gemms) most = std::max(most, g.c.size());
+    out.resize(most);
+    variants.push_back([this] {
+      for (const auto& v : cap.views)
+        for (const auto& g : v.gemms) {
+          sdc::gemm_data<float> d;
+          d.dtype = d.out_fmt = &sdc::fp32(), d.shape = {g.m, g.n, g.k};
+          d.A = g.a.data(), d.B = g.b.data(), d.C = d.acc = g.c.data();
+          vabft->encode(d);
+          sdc::verdict vd;
+          if (!vabft->protected_gemm(d, out.data(), &vd)) throw std::logic_error("vabft has no protected GEMM here");
+          benchmark::DoNotOptimize(vd);
+        }
+    });
+    variants.push_back([this] {
+      for (const auto& v : cap.views)
+        for (const auto& g : v.gemms) sdc::gemm_fixed_order(g.a.data(), g.b.data(), out.data(), {g.m, g.n, g.k}, {});
+      benchmark::ClobberMemory();
+    });
   }
   void report() const {
     if (timer.iterations() == 0) return;  // filtered out (--benchmark_filter)
@@ -164,6 +223,14 @@ struct size_run {
         fmt::print("; every K steps: K=2 {:.2f} %, K=4 {:.2f} %, K=8 {:.2f} %, K=16 {:.2f} %", share / 2, share / 4, share / 8, share / 16);
       fmt::print("\n");
     }
+    const size_t fused = k_detectors.size() + 1, plain = fused + 1;
+    size_t gemms = 0;
+    for (const auto& v : cap.views) gemms += v.gemms.size();
+    fmt::print("  {:<44} {:9.3f} ms = {:6.3f} % of the step (protected GEMMs {:.3f} ms beyond the plain ones;\n"
+               "  {:<44} the step's {} linear GEMMs on our kernel: {:.3f} ms = {:.1f} % of the step)\n",
+               "gemm_vabft fused into our GEMM (001)", (timer.median(fused) - timer.median(plain)) * 1e3,
+               100 * timer.median_excess_ratio(fused, plain, 0), (timer.median(fused) - timer.median(plain)) * 1e3, "", gemms,
+               timer.median(plain) * 1e3, 100 * timer.median_ratio(plain, 0));
   }
 };
 

@@ -47,14 +47,21 @@ struct cascade_store {
 
 // reductions.hpp's fold: lane l takes lane l + L/2, then L/4, ... 1. The
 // same elementwise additions at every level (the kernels fold their
-// registers this way), so a plain loop gives the same bits.
+// registers this way), so plain loops give the same bits; each step's bound
+// is a constant, so the compiler makes them vector additions.
+template <int H, class T>
+inline void halve(T* a) {
+  if constexpr (H >= 1) {
+    for (int l = 0; l < H; ++l) a[l] = a[l] + a[l + H];
+    halve<H / 2>(a);
+  }
+}
 template <class T>
 T fold(const T* lanes) {
   constexpr int L = reduction_lanes<T>;
-  T a[L];
+  alignas(64) T a[L];
   for (int l = 0; l < L; ++l) a[l] = lanes[l];
-  for (int h = L / 2; h >= 1; h /= 2)
-    for (int l = 0; l < h; ++l) a[l] = a[l] + a[l + h];
+  halve<L / 2>(a);
   return a[0];
 }
 
