@@ -53,15 +53,7 @@ struct capture final : step_observer, gemm_hook {
     return this;
   }
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
-    sdc::gemm_record g;
-    g.linear = linear, g.pass = int(pass), g.bf16 = false;
-    g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
-    auto copy = [](const torch::Tensor& t, std::vector<float>& to) {
-      const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
-      to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
-    };
-    copy(a, g.a), copy(b, g.b), copy(out, g.c);
-    views[size_t(rank)].gemms.push_back(std::move(g));
+    views[size_t(rank)].gemms.push_back(gemm_record_of(linear, pass, a, b, out));
   }
   void grads_ready(int64_t step, int r, replica& rep) override {
     auto& v = views[size_t(r)];

@@ -109,6 +109,18 @@ torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, cons
   return linear_fn::apply(x, w, b, int64_t(id), int64_t(reinterpret_cast<intptr_t>(hook)));
 }
 
+sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const Tensor& a, const Tensor& b, const Tensor& out) {
+  sdc::gemm_record g;
+  g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
+  g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
+  auto copy = [](const Tensor& t, std::vector<float>& to) {
+    const Tensor f = t.detach().to(torch::kFloat).contiguous();
+    to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+  };
+  copy(a, g.a), copy(b, g.b), copy(out, g.c);
+  return g;
+}
+
 const char* gemm_pass_name(gemm_pass p) {
   switch (p) {
     case gemm_pass::forward: return "forward";

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/views/training_view.hpp"
 #include "workloads/training/training_config.hpp"
 
 namespace sdc::train {
@@ -49,6 +50,11 @@ class gemm_hook {
   virtual ~gemm_hook() = default;
   virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
 };
+
+// A hooked GEMM as GEMM checks read it (protocol/views/training_view.hpp):
+// fp32 copies of a, b and out, whatever their format and strides.
+sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b,
+                                const torch::Tensor& out);
 
 // y = x w^T + b for a 2-D x (b may be empty: numel 0), its forward and both
 // backward GEMMs shown to `hook` (may be null) as linear layer `id`. The same

@@ -148,15 +148,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
   }
   void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) {
-    gemm_record g;
-    g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
-    g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
-    auto copy = [](const torch::Tensor& t, std::vector<float>& to) {
-      const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
-      to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
-    };
-    copy(a, g.a), copy(b, g.b), copy(out, g.c);
-    views_[size_t(hook_rank_)].gemms.push_back(std::move(g));
+    views_[size_t(hook_rank_)].gemms.push_back(gemm_record_of(linear, pass, a, b, out));
   }
   void grads_ready(int64_t s, int r, replica& rep) override {
     sites_.grads_ready(s, r, rep);

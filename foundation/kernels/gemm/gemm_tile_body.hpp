@@ -82,6 +82,24 @@ void pack_b(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t
   }
 }
 
+// x[r][h] = fma(A[r][p], B[p][h], x[r][h]) for p in [p0, p1), in order: the
+// micro-kernel's rank-1 updates (A's rows `stride` apart, B's panel k-major).
+template <int R, class T>
+__attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t stride, const T* bp, int64_t p0, int64_t p1,
+                                                         typename simd::ops<T>::reg (&x)[R][2]) {
+  using v = simd::ops<T>;
+  constexpr int w = v::width;
+  for (int64_t p = p0; p < p1; ++p) {
+    const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const typename v::reg a = v::set1(ap[r * stride + p]);
+      x[r][0] = v::fma(a, b0, x[r][0]);
+      x[r][1] = v::fma(a, b1, x[r][1]);
+    }
+  }
+}
+
 // R x NR rows of a tile (rows [r0, r0 + R) of an MR-row panel): C (ldc) +=
 // or = the packed panels' product over kc, in order. block == 0: sequential.
 // block > 0: the chunk starts on a block boundary and holds whole blocks
@@ -100,30 +118,13 @@ void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t 
     acc[r][1] = first ? v::zero() : v::load(c + r * ldc + w);
   }
   if (block == 0) {
-    for (int64_t p = 0; p < kc; ++p) {
-      const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
-#pragma GCC unroll 12
-      for (int r = 0; r < R; ++r) {
-        const typename v::reg a = v::set1(ap[r * stride + p]);
-        acc[r][0] = v::fma(a, b0, acc[r][0]);
-        acc[r][1] = v::fma(a, b1, acc[r][1]);
-      }
-    }
+    rank1_updates<R>(ap, stride, bp, 0, kc, acc);
   } else {
     for (int64_t p0 = 0; p0 < kc; p0 += block) {
       typename v::reg part[R][2];
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) part[r][0] = part[r][1] = v::zero();
-      const int64_t pend = min_of(kc, p0 + block);
-      for (int64_t p = p0; p < pend; ++p) {
-        const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
-#pragma GCC unroll 12
-        for (int r = 0; r < R; ++r) {
-          const typename v::reg a = v::set1(ap[r * stride + p]);
-          part[r][0] = v::fma(a, b0, part[r][0]);
-          part[r][1] = v::fma(a, b1, part[r][1]);
-        }
-      }
+      rank1_updates<R>(ap, stride, bp, p0, min_of(kc, p0 + block), part);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) {
         acc[r][0] = v::add(acc[r][0], part[r][0]);
