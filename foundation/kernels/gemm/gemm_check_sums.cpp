@@ -7,6 +7,7 @@
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
 
 #include <limits>
+#include <optional>
 
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_dispatch.hpp"
@@ -65,6 +66,46 @@ T fold(const T* lanes) {
   return a[0];
 }
 
+// Where a side's rows are whole in one pass of the kernel, the separate
+// check's own row kernels take them, as compute_all calls them
+// (foundation/simd/reductions.hpp): A's references and statistics as each
+// row is packed (K within one depth chunk), C's row sums and its share of the
+// column sums once a panel of rows is final (N within one column block), in
+// row order. Their bits are the separate check's by construction, and no
+// lanes pass through memory.
+template <class T>
+struct whole_rows {
+  const reduction_kernels<T>* red;
+  const check_sums_spec<T>* spec;
+  check_sums<T>* out;
+  const T* C;
+  int64_t m, n, k;
+  column_cascade<T>* col;  // C's column sums when columns are checked
+  static void a_row(void* p, int64_t i, const T* row) {
+    const auto& w = *static_cast<const whole_rows*>(p);
+    const size_t r = size_t(i);
+    check_sums<T>& o = *w.out;
+    if (w.spec->row_stats)
+      w.red->dot2_sum_max_min(row, w.spec->br1, w.spec->br2, w.k, &o.row_ref[r], &o.row_ref2[r], &o.a_sum[r], &o.a_max[r],
+                              &o.a_min[r]);
+    else
+      w.red->dot2(row, w.spec->br1, w.spec->br2, w.k, &o.row_ref[r], &o.row_ref2[r]);
+  }
+  static void c_rows(void* p, int64_t i0, int64_t rows) {
+    const auto& w = *static_cast<const whole_rows*>(p);
+    for (int64_t i = i0; i < i0 + rows; ++i) {
+      T* s1 = &w.out->s1[size_t(i)];
+      T* s2 = &w.out->s2[size_t(i)];
+      if (!w.col) {
+        w.red->sum_and_weighted(w.C + i * w.n, w.spec->wn, w.n, s1, s2);
+        continue;
+      }
+      w.red->sums_and_column(w.C + i * w.n, w.spec->wn, w.n, s1, s2, w.col->block());
+      w.col->row_done(i, w.m);
+    }
+  }
+};
+
 template <class T>
 void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T* C, gemm_shape s, accumulation_order o,
                   const check_sums_spec<T>& spec, check_sums<T>& out) {
@@ -79,6 +120,8 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   const int64_t need = kern.blocked_workspace(block);
   if (int64_t(work.size()) < need) work.resize(size_t(need));
   const bool columns = spec.ca1 != nullptr;
+  const bool runs = k > 0 && n > 0;  // else the blocked kernel runs no tile: sums of nothing
+  const bool a_rows = runs && k <= kern.depth_chunk(block), c_rows = runs && n <= kern.column_block;
   // Each row's lanes are started by the kernel where it first touches them (while they are in cache).
   if (lanes.size() < size_t(7 * m * L)) lanes.resize(size_t(7 * m * L));
   T* base = lanes.data();
@@ -89,7 +132,17 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
     c1.reset(n, m), r1.reset(n, k), r2.reset(n, k);
     io.col_c1 = c1.v.data(), io.col_r1 = r1.v.data(), io.col_r2 = r2.v.data();
   }
-  if (k == 0 || n == 0) {  // the blocked kernel runs no tile: sums of nothing
+  for (auto* v : {&out.s1, &out.s2, &out.row_ref, &out.row_ref2}) v->resize(size_t(m));
+  if (spec.row_stats) out.a_sum.resize(size_t(m)), out.a_max.resize(size_t(m)), out.a_min.resize(size_t(m));
+  out.c1.assign(columns ? size_t(n) : 0, T(0));
+  const auto& red = active_reduction_kernels<T>();
+  std::optional<column_cascade<T>> col;
+  if (c_rows && columns) col.emplace(n, out.c1.data());
+  whole_rows<T> whole{&red, &spec, &out, C, m, n, k, col ? &*col : nullptr};
+  io.ctx = &whole;
+  if (a_rows) io.a_row = &whole_rows<T>::a_row;
+  if (c_rows) io.c_rows = &whole_rows<T>::c_rows;
+  if (!runs) {
     std::fill(C, C + m * n, T(0));
     std::fill(base, base + 7 * m * L, T(0));
     std::fill(io.a_hi, io.a_hi + m * L, -inf);
@@ -97,20 +150,20 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   } else {
     kern.blocked_checked(A, B, C, s, block, work.data(), io);
   }
-  const auto& red = active_reduction_kernels<T>();
-  for (auto* v : {&out.s1, &out.s2, &out.row_ref, &out.row_ref2}) v->resize(size_t(m));
-  if (spec.row_stats) out.a_sum.resize(size_t(m)), out.a_max.resize(size_t(m)), out.a_min.resize(size_t(m));
   for (int64_t i = 0; i < m; ++i) {
     const size_t r = size_t(i);
-    out.row_ref[r] = fold(io.a_ref1 + i * L), out.row_ref2[r] = fold(io.a_ref2 + i * L);
-    out.s1[r] = fold(io.c_s1 + i * L), out.s2[r] = fold(io.c_s2 + i * L);
-    if (spec.row_stats)
-      red.fold_stats(io.a_sum + i * L, io.a_hi + i * L, io.a_lo + i * L, &out.a_sum[r], &out.a_max[r], &out.a_min[r]);
+    if (!a_rows) {
+      out.row_ref[r] = fold(io.a_ref1 + i * L), out.row_ref2[r] = fold(io.a_ref2 + i * L);
+      if (spec.row_stats)
+        red.fold_stats(io.a_sum + i * L, io.a_hi + i * L, io.a_lo + i * L, &out.a_sum[r], &out.a_max[r], &out.a_min[r]);
+    }
+    if (!c_rows) out.s1[r] = fold(io.c_s1 + i * L), out.s2[r] = fold(io.c_s2 + i * L);
   }
   if (columns) {
-    c1.totals(m, out.c1), r1.totals(k, out.col_ref), r2.totals(k, out.col_ref2);
+    if (!c_rows) c1.totals(m, out.c1);
+    r1.totals(k, out.col_ref), r2.totals(k, out.col_ref2);
   } else {
-    out.c1.clear(), out.col_ref.clear(), out.col_ref2.clear();
+    out.col_ref.clear(), out.col_ref2.clear();
   }
 }
 

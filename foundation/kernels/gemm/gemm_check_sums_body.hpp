@@ -119,6 +119,14 @@ void pack_row_checked(const T* a, const T* ahead, int64_t i, int64_t p0, int64_t
 template <class T>
 void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out,
                     const check_sums_io<T>& io) {
+  if (io.a_row) {  // K in one chunk: each whole row to the caller, read again while in L1
+    for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
+      const int64_t rows = min_of<int64_t>(k_mr, mc - ir);
+      pack_a(A, lda, i0 + ir, rows, p0, kc, stride, out);
+      for (int64_t r = 0; r < rows; ++r) io.a_row(io.ctx, i0 + ir + r, A + (i0 + ir + r) * lda + p0);
+    }
+    return;
+  }
   for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
     const int rows = int(min_of<int64_t>(k_mr, mc - ir));
     for (int r = 0; r < k_mr; ++r) {

@@ -24,6 +24,13 @@ struct check_sums_io {
   T *a_ref1, *a_ref2, *a_sum, *a_hi, *a_lo;  // rows of A
   T *c_s1, *c_s2;                            // rows of C
   T *col_c1, *col_r1, *col_r2;               // column cascades: C's sums, (c1 A) B_j, (c2 A) B_j
+  // Whole rows instead of lanes, where the caller asks: a_row sees each row of
+  // A (its k elements) as the kernel packs it, when one depth chunk holds all
+  // of K; c_rows sees rows [i0, i0 + rows) of C once they are final, in row
+  // order. The kernel then keeps no lanes for that side.
+  void* ctx = nullptr;
+  void (*a_row)(void* ctx, int64_t i, const T* row) = nullptr;
+  void (*c_rows)(void* ctx, int64_t i0, int64_t rows) = nullptr;
 };
 
 template <class T>
@@ -36,6 +43,10 @@ struct fixed_order_kernels {
   void (*pairwise)(const T* A, const T* B, T* C, gemm_shape s, T* work);
   // `blocked`, accumulating a checksum check's sums into io as it goes.
   void (*blocked_checked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io);
+  // The depth one chunk of `blocked` covers for a k-block size (0: sequential),
+  // and the columns one column block covers: where a_row and c_rows apply.
+  int64_t (*depth_chunk)(int64_t block);
+  int64_t column_block;
 };
 // The levels a column cascade over `rows` rows needs (blocks of 8 rows,
 // column_cascade.hpp's k_block_rows): at least the bits of the block count.

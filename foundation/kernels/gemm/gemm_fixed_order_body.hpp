@@ -56,7 +56,7 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
             T* c = C + (ic + ir) * s.n + jc + jr;
             if (rows == k_mr && cols == nr) {
               if constexpr (Checked) {
-                if (last) {  // the tile's sums from its registers
+                if (last && !io->c_rows) {  // the tile's sums from its registers
                   const int64_t i0 = ic + ir, j0 = jc + jr;
                   micro_kernel(kc, ap, as, bp, c, s.n, first, block,
                                [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
@@ -75,8 +75,10 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
             for (int r = 0; r < rows; ++r)
               for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
             if constexpr (Checked)
-              if (last) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
+              if (last && !io->c_rows) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
           }
+          if constexpr (Checked)
+            if (last && io->c_rows && jc + nc == s.n) io->c_rows(io->ctx, ic + ir, rows);  // these rows of C are final
         }
       }
     }
@@ -136,8 +138,8 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 extern const fixed_order_kernels<float> gemm_kernels_f32;
 extern const fixed_order_kernels<double> gemm_kernels_f64;
 const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
-                                                     &blocked_gemm_checked<float>};
+                                                     &blocked_gemm_checked<float>, &kc_for, k_nc};
 const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
-                                                      &blocked_gemm_checked<double>};
+                                                      &blocked_gemm_checked<double>, &kc_for, k_nc};
 
 }  // namespace sdc::SDC_KERNEL_NS
