@@ -8,11 +8,11 @@
 // work per rank and step while the step does O(tokens x P), so the ratio falls
 // with the tokens per rank: two model sizes show the trend. The GEMM checks
 // follow, on every linear GEMM of the 4 ranks (forward and both backward):
-// 001's V-ABFT and 003's CheckSum as the campaign runs them, after the step
-// on its records, and V-ABFT fused into our GEMM (the protected GEMM, weights
-// encoded afresh each step as they change), priced as the protected GEMMs'
-// time beyond the plain GEMMs' in the same iteration: what it costs where the
-// GEMM is ours. The production checks follow (Megatron-LM's result
+// 001's V-ABFT and 003's CheckSum on the hook's copies after the step
+// (V-ABFT's in_step: false), and V-ABFT fused into our GEMM as a campaign
+// runs it by default (the protected GEMM, weights encoded afresh each step
+// as they change), priced as the protected GEMMs' time beyond the plain
+// GEMMs' in the same iteration: what it costs where the GEMM is ours. The production checks follow (Megatron-LM's result
 // validation and replica hashes, OLMo-core's spike monitor, torchtitan's SDC
 // replay and our peer variant), priced per checked step. One thread.
 #include <benchmark/benchmark.h>
@@ -84,7 +84,7 @@ const std::vector<detector_case> k_detectors = {
     {"cosine_outlier (002)", "cosine_outlier", {}},
     {"consistency_curve: all 002 metrics", "consistency_curve", {}},
     // GEMM checks on every linear GEMM's record, after the step (the campaign's way).
-    {"gemm_vabft, every GEMM, separate (001)", "gemm_vabft", {}},
+    {"gemm_vabft, every GEMM, separate (001)", "gemm_vabft", {{"in_step", false}}},
     {"matmul_checksum, every GEMM (003)", "matmul_checksum", {{"bf16_only", false}}},
     // Production checks. Megatron's validation is timed on a step it accepts
     // (a rejection's rerun costs one or two forward/backwards of a rank: the

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "protocol/views/training_view.hpp"
 #include "training_detector_harness.hpp"
 
 namespace sdc {
@@ -170,6 +173,66 @@ TEST(TrainingGemmChecks, AFusedPointIsRefused) {
   }
   const sdc::detector_params ok(sdc::validate_params(*info, nlohmann::json::object()), nullptr);
   EXPECT_NE(info->make(ok, sdc::detector_context{}), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+// The armed guard of a hand-made step (what the training runner offers).
+struct board final : sdc::gemm_guards {
+  sdc::gemm_guard* armed = nullptr;
+  void arm(size_t, sdc::gemm_guard* g) override { armed = g; }
+};
+
+std::unique_ptr<sdc::detector> gemm_vabft(bool in_step) {
+  const auto* info = sdc::find_detector(sdc::view_kind::training, "gemm_vabft");
+  return info->make(sdc::detector_params(sdc::validate_params(*info, {{"in_step", in_step}}), nullptr), sdc::detector_context{});
+}
+
+// gemm_vabft inside the GEMMs (its protected GEMM) and on records after the
+// step: the product is our kernel's bit for bit, and each step's verdict,
+// score and counts are the same, clean and with an output element flipped
+// after the product (the guard is told, and checks the stored output).
+TEST(TrainingGemmChecks, InsideTheGemmTheVerdictsAreThoseOnRecords) {
+  const int64_t m = 37, k = 70, n = 45;
+  std::vector<float> a(size_t(m * k)), b(size_t(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(std::sin(0.37 * double(i))) * 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = float(std::cos(0.11 * double(i))) * 0.25f;
+  auto inside = gemm_vabft(true), after = gemm_vabft(false);
+  EXPECT_TRUE(inside->needs().value("gemm_guard", false));
+  EXPECT_TRUE(after->needs().value("gemms", false));
+  for (const int64_t flip : {int64_t(-1), int64_t(m * n / 2)}) {
+    SCOPED_TRACE(flip < 0 ? "clean" : "an output element's exponent bit flipped");
+    board guards;
+    sdc::training_step enc;
+    enc.guards = &guards;
+    inside->encode(enc, 0);
+    ASSERT_NE(guards.armed, nullptr) << "in_step arms a guard";
+    sdc::gemm_call g;
+    g.m = m, g.k = k, g.n = n, g.a = a.data(), g.b = b.data();
+    std::vector<float> c(size_t(m * n)), plain(size_t(m * n));
+    ASSERT_TRUE(guards.armed->product(g, c.data())) << "fp32 V-ABFT has a protected GEMM";
+    sdc::gemm_fixed_order(a.data(), b.data(), plain.data(), {m, n, k}, {});
+    ASSERT_EQ(0, std::memcmp(c.data(), plain.data(), c.size() * sizeof(float))) << "the product is our kernel's";
+    std::vector<int64_t> changed;
+    if (flip >= 0) {
+      uint32_t bits;
+      std::memcpy(&bits, &c[size_t(flip)], 4);
+      bits ^= 1u << 27;
+      std::memcpy(&c[size_t(flip)], &bits, 4);
+      changed.push_back(flip);
+    }
+    guards.armed->stored(g, c.data(), changed);
+    const sdc::verdict v_in = inside->observe(sdc::training_step{});
+    sdc::training_step rec;
+    rec.gemms.push_back({0, 0, false, m, k, n, a, b, c});
+    const sdc::verdict v_after = after->observe(rec);
+    EXPECT_EQ(v_in.flagged, v_after.flagged);
+    EXPECT_EQ(v_in.flagged, flip >= 0) << "the flip is seen, the clean GEMM passes";
+    EXPECT_EQ(v_in.score, v_after.score);
+    EXPECT_EQ(v_in.metrics, v_after.metrics);
+  }
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // any fault; all copied out of libtorch so that detectors neither include nor
 // link torch. The hook for 000's and 003's detectors, which look before the
 // collective, for 002's cross-rank metrics, and for GEMM checks (003's
-// CheckSum, 001's V-ABFT); the replicas' parameter hashes after the
+// CheckSum, 001's V-ABFT), or, for a GEMM check that runs inside the GEMMs,
+// a place to arm its gemm_guard before the step; the replicas' parameter hashes after the
 // optimizer step, for checks of replica divergence; and a recomputation of
 // any rank's step, for checks that rerun or replay it.
 #pragma once
@@ -36,6 +37,37 @@ struct gemm_record {
   bool bf16 = false;
   int64_t m = 0, k = 0, n = 0;
   std::vector<float> a, b, c;
+};
+
+// A GEMM check that runs inside a rank's linear GEMMs (issue 34: a GEMM
+// detector's protected GEMM, so the check costs what it would in
+// deployment). Armed before each step through gemm_guards; for each GEMM of
+// the rank the workload first offers the product (fp32 operands only), then
+// shows the output the layer goes on with, with the elements a fault changed
+// after the product. The guard keeps the step's verdict.
+struct gemm_call {
+  int linear = 0, pass = 0;
+  int64_t m = 0, k = 0, n = 0;
+  const float* a = nullptr;  // m x k, row-major
+  const float* b = nullptr;  // k x n
+  bool bf16 = false;         // the operands hold bf16 values (the output is rounded to bf16)
+};
+class gemm_guard {
+ public:
+  virtual ~gemm_guard() = default;
+  // C = A B (m x n, row-major fp32) with the check's sums. False: no fused
+  // form here; C untouched, the workload computes it.
+  virtual bool product(const gemm_call& g, float* c) = 0;
+  // The output as stored (fp32 copy), and the flat indices of C a fault
+  // changed since product() (empty when none, or when product() declined).
+  virtual void stored(const gemm_call& g, const float* c, const std::vector<int64_t>& changed) = 0;
+};
+// What the workload offers at encode time: each detector (its slot in the
+// suite) may arm one guard for the coming step of this rank.
+class gemm_guards {
+ public:
+  virtual ~gemm_guards() = default;
+  virtual void arm(size_t slot, gemm_guard* g) = 0;
 };
 
 // One rank's forward and backward of this step computed again, as checks
@@ -76,6 +108,9 @@ class training_step final : public step_view {
   // on the warm-up steps a detector is shown before the episode.
   std::vector<std::string> param_sha1;
   step_recomputer* recomputer = nullptr;
+  // On the views detectors encode before each step, when a detector asks
+  // ({"gemm_guard": true}): where it arms its gemm_guard. Null elsewhere.
+  gemm_guards* guards = nullptr;
 };
 
 }  // namespace sdc

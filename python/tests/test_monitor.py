@@ -53,8 +53,11 @@ def test_a_clean_loop_is_scored_as_clean_and_gradients_are_the_mean_over_ranks()
 
 
 def test_a_detector_that_needs_gemms_is_refused_by_name():
-    with pytest.raises(ValueError, match="gemm_vabft needs gemms"):
+    # A GEMM check runs inside the GEMMs by default (a guard), else on their copies: neither is in a monitored loop.
+    with pytest.raises(ValueError, match="gemm_vabft needs gemm_guard"):
         Monitor(torch.nn.Linear(4, 2), ["gemm_vabft"])
+    with pytest.raises(ValueError, match="gemm_vabft needs gemms"):
+        Monitor(torch.nn.Linear(4, 2), [{"name": "gemm_vabft", "params": {"in_step": False}}])
     with pytest.raises(ValueError, match="training detector"):
         Monitor(torch.nn.Linear(4, 2), ["vabft"])
 

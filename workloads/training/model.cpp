@@ -13,6 +13,13 @@ using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
+// One linear GEMM: the hook's (a check fused into it) or mixed_mm's.
+Tensor product(gemm_hook* h, int linear, gemm_pass pass, const Tensor& a, const Tensor& b) {
+  Tensor out;
+  if (h && h->run_gemm(linear, pass, a, b, out)) return out;
+  return mixed_mm(a, b);
+}
+
 // y = x w^T + b with the GEMMs of forward and backward written out, so a
 // gemm_hook sees each output (PyTorch's torch.nn.functional.linear computes the
 // same three products).
@@ -25,8 +32,9 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     // The GEMM alone, then the bias: the hook sees C = A B exactly (a checksum
     // check of C needs no bias term), as a fault "after the matmul" lands.
     const Tensor wt = w.t();
-    Tensor y = mixed_mm(x, wt);
-    if (auto* h = reinterpret_cast<gemm_hook*>(hook_addr)) h->after_gemm(int(linear), gemm_pass::forward, x, wt, y);
+    auto* h = reinterpret_cast<gemm_hook*>(hook_addr);
+    Tensor y = product(h, int(linear), gemm_pass::forward, x, wt);
+    if (h) h->after_gemm(int(linear), gemm_pass::forward, x, wt, y);
     return b.numel() > 0 ? y + b : y;
   }
   static tensor_list backward(AutogradContext* ctx, tensor_list g) {
@@ -36,10 +44,10 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     const int linear = int(ctx->saved_data["linear"].toInt());
     auto* h = reinterpret_cast<gemm_hook*>(ctx->saved_data["hook"].toInt());
     const Tensor go = g[0].contiguous();
-    Tensor gx = mixed_mm(go, w);
+    Tensor gx = product(h, linear, gemm_pass::grad_input, go, w);
     if (h) h->after_gemm(linear, gemm_pass::grad_input, go, w, gx);
     const Tensor got = go.t();
-    Tensor gw = mixed_mm(got, x);
+    Tensor gw = product(h, linear, gemm_pass::grad_weight, got, x);
     if (h) h->after_gemm(linear, gemm_pass::grad_weight, got, x, gw);
     Tensor gb = ctx->saved_data["bias"].toBool() ? go.sum(0) : Tensor();
     return {gx, gw, gb, Tensor(), Tensor()};

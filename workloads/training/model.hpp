@@ -48,6 +48,11 @@ const char* gemm_pass_name(gemm_pass p);
 class gemm_hook {
  public:
   virtual ~gemm_hook() = default;
+  // Before the GEMM: the hook may compute out = a b itself (a check fused
+  // into the GEMM, issue 34), bit for bit what mixed_mm gives; false: mixed_mm runs.
+  virtual bool run_gemm(int /*linear*/, gemm_pass, const torch::Tensor& /*a*/, const torch::Tensor& /*b*/, torch::Tensor& /*out*/) {
+    return false;
+  }
   virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
 };
 

@@ -3,6 +3,8 @@
 // reference are training_fork.*.
 #include "workloads/training/training_episode.hpp"
 
+#include "workloads/training/gemm_guards.hpp"
+
 #include "foundation/io/digest.hpp"
 
 #include <boost/random/uniform_01.hpp>
@@ -51,10 +53,10 @@ namespace {
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute)
+  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute, bool guard_gemms)
       : g_(parse_training_cell(c)), seed_(seed), cell_hash_(c.hash), fork_(fork_for(g_.config_path, g_.warmup, 0)),
-        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)), record_gemms_(record_gemms),
-        hash_params_(hash_params),
+        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)),
+        guards_(guard_gemms ? size_t(fork_->config.dp.ranks) : 0), record_gemms_(record_gemms), hash_params_(hash_params),
         recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
                    recompute) {
     torch::set_num_threads(1);
@@ -130,12 +132,22 @@ class training_runner final : public episode_runner, public step_observer, publi
         out.emplace_back("attribution_right", label == truth ? 1.0 : 0.0);
       }
   }
+  // Before each step, the detectors that run inside the GEMMs arm their guards here.
+  std::vector<const step_view*> encode_views(int64_t) override {
+    std::vector<const step_view*> v;
+    for (size_t r = 0; r < guards_.size(); ++r) guards_[r].clear(), views_[r].guards = &guards_[r], v.push_back(&views_[r]);
+    return v;
+  }
   gemm_hook* gemm_hook_for(int64_t s, int r) override {
     site_hook_ = sites_.gemm_hook_for(s, r);
-    if (!record_gemms_) return site_hook_;
+    guarded_ = !guards_.empty() && guards_[size_t(r)].any();
+    if (!record_gemms_ && !guarded_) return site_hook_;
     hook_rank_ = r;
-    views_[size_t(r)].gemms.clear();
+    if (record_gemms_) views_[size_t(r)].gemms.clear();
     return this;
+  }
+  bool run_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
+    return guarded_ && guards_[size_t(hook_rank_)].run_gemm(linear, pass, a, b, out);
   }
   // gemm_hook. A defective GEMM (gemm:) corrupts its own output: the record
   // holds it. act: and actgrad: faults land after the GEMM, as MindSpore's
@@ -143,8 +155,10 @@ class training_runner final : public episode_runner, public step_observer, publi
   // GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
+    if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, site_hook_ && !after_the_gemm);
     if (site_hook_ && !after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
-    record(linear, pass, a, b, out);
+    if (record_gemms_) record(linear, pass, a, b, out);
+    if (guarded_) guards_[size_t(hook_rank_)].stored(linear, pass, a, b, out);
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
   }
   void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) {
@@ -184,6 +198,8 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::shared_ptr<const fork_point> fork_;
   site_injector sites_;
   std::vector<training_step> views_;
+  std::vector<rank_guards> guards_;  // per rank, when a detector runs inside the GEMMs
+  bool guarded_ = false;
   dp_config dp_;
   std::unique_ptr<dp_trainer> trainer_;
   std::vector<double> losses_;
@@ -279,10 +295,12 @@ episode_truth training_runner::truth() {
 }  // namespace
 
 std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
-  bool gemms = false, hashes = false, recompute = false;
-  for (const auto& n : needs)
+  bool gemms = false, hashes = false, recompute = false, guards = false;
+  for (const auto& n : needs) {
     gemms |= n.value("gemms", false), hashes |= n.value("param_hashes", false), recompute |= n.value("recompute", false);
-  return std::make_unique<training_runner>(c, seed, gemms, hashes, recompute);
+    guards |= n.value("gemm_guard", false);
+  }
+  return std::make_unique<training_runner>(c, seed, gemms, hashes, recompute, guards);
 }
 
 }  // namespace sdc::train

@@ -1,0 +1,57 @@
+#include "workloads/training/gemm_guards.hpp"
+
+#include <cstring>
+
+namespace sdc::train {
+namespace {
+
+sdc::gemm_call call_of(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, bool bf16) {
+  sdc::gemm_call g;
+  g.linear = linear, g.pass = int(pass), g.bf16 = bf16;
+  g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
+  return g;
+}
+
+}  // namespace
+
+bool rank_guards::run_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) {
+  producer_ = nullptr;
+  if (armed_.empty() || a.scalar_type() != torch::kFloat || b.scalar_type() != torch::kFloat) return false;
+  a_ = a.contiguous(), b_ = b.contiguous();
+  sdc::gemm_call g = call_of(linear, pass, a_, b_, false);
+  g.a = a_.data_ptr<float>(), g.b = b_.data_ptr<float>();
+  out = torch::empty({g.m, g.n}, a.options().requires_grad(false));
+  if (g.m * g.n == 0 || g.k == 0) return false;  // mixed_mm's own zeros
+  sdc::gemm_guard* first = armed_.begin()->second;
+  if (!first->product(g, out.data_ptr<float>())) return false;
+  producer_ = first;
+  return true;
+}
+
+void rank_guards::before_fault(const torch::Tensor& out, bool fault_may_land) {
+  before_ = producer_ && fault_may_land ? out.clone() : torch::Tensor();
+}
+
+void rank_guards::stored(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) {
+  if (armed_.empty()) return;
+  const bool bf16 = out.scalar_type() == torch::kBFloat16;
+  // The operands and output as fp32 row-major copies (as a gemm_record holds
+  // them), except the product's own operands and output, already so.
+  const bool own = producer_ != nullptr;
+  const torch::Tensor af = own ? a_ : a.detach().to(torch::kFloat).contiguous();
+  const torch::Tensor bf = own ? b_ : b.detach().to(torch::kFloat).contiguous();
+  const torch::Tensor cf = out.detach().to(torch::kFloat).contiguous();
+  sdc::gemm_call g = call_of(linear, pass, af, bf, bf16);
+  g.a = af.data_ptr<float>(), g.b = bf.data_ptr<float>();
+  std::vector<int64_t> changed;
+  if (own && before_.defined()) {
+    const auto* x = before_.data_ptr<float>();
+    const auto* y = cf.data_ptr<float>();
+    for (int64_t e = 0; e < g.m * g.n; ++e)
+      if (std::memcmp(x + e, y + e, sizeof(float)) != 0) changed.push_back(e);
+  }
+  for (const auto& [slot, guard] : armed_) guard->stored(g, cf.data_ptr<float>(), guard == producer_ ? changed : std::vector<int64_t>{});
+  producer_ = nullptr, a_ = b_ = before_ = torch::Tensor();
+}
+
+}  // namespace sdc::train
