@@ -129,11 +129,11 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
     produced_ = det.protected_gemm(d, c, &pending_);
     return produced_;
   }
-  void stored(const gemm_call& g, const float* c, const std::vector<int64_t>& changed) override {
+  void stored(const gemm_call& g, const float* c, bool changed) override {
     gemm_detector& det = for_format(g.bf16);
     const gemm_data<float> d = data_of(g.bf16, g.m, g.n, g.k, g.a, g.b, c);
     verdict v;
-    if (produced_ && changed.empty()) {
+    if (produced_ && !changed) {
       v = std::move(pending_);
     } else {
       if (!produced_) det.encode(d);

@@ -215,13 +215,12 @@ TEST(TrainingGemmChecks, InsideTheGemmTheVerdictsAreThoseOnRecords) {
     ASSERT_TRUE(guards.armed->product(g, c.data())) << "fp32 V-ABFT has a protected GEMM";
     sdc::gemm_fixed_order(a.data(), b.data(), plain.data(), {m, n, k}, {});
     ASSERT_EQ(0, std::memcmp(c.data(), plain.data(), c.size() * sizeof(float))) << "the product is our kernel's";
-    std::vector<int64_t> changed;
-    if (flip >= 0) {
+    const bool changed = flip >= 0;
+    if (changed) {
       uint32_t bits;
       std::memcpy(&bits, &c[size_t(flip)], 4);
       bits ^= 1u << 27;
       std::memcpy(&c[size_t(flip)], &bits, 4);
-      changed.push_back(flip);
     }
     guards.armed->stored(g, c.data(), changed);
     const sdc::verdict v_in = inside->observe(sdc::training_step{});

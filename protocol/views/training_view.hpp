@@ -43,7 +43,7 @@ struct gemm_record {
 // detector's protected GEMM, so the check costs what it would in
 // deployment). Armed before each step through gemm_guards; for each GEMM of
 // the rank the workload first offers the product (fp32 operands only), then
-// shows the output the layer goes on with, with the elements a fault changed
+// shows the output the layer goes on with, saying whether a fault changed it
 // after the product. The guard keeps the step's verdict.
 struct gemm_call {
   int linear = 0, pass = 0;
@@ -58,9 +58,9 @@ class gemm_guard {
   // C = A B (m x n, row-major fp32) with the check's sums. False: no fused
   // form here; C untouched, the workload computes it.
   virtual bool product(const gemm_call& g, float* c) = 0;
-  // The output as stored (fp32 copy), and the flat indices of C a fault
-  // changed since product() (empty when none, or when product() declined).
-  virtual void stored(const gemm_call& g, const float* c, const std::vector<int64_t>& changed) = 0;
+  // The output as stored (fp32 copy); changed: a fault changed it since this
+  // guard's product() (false when none, or when product() declined).
+  virtual void stored(const gemm_call& g, const float* c, bool changed) = 0;
 };
 // What the workload offers at encode time: each detector (its slot in the
 // suite) may arm one guard for the coming step of this rank.

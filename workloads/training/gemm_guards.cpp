@@ -43,14 +43,9 @@ void rank_guards::stored(int linear, gemm_pass pass, const torch::Tensor& a, con
   const torch::Tensor cf = out.detach().to(torch::kFloat).contiguous();
   sdc::gemm_call g = call_of(linear, pass, af, bf, bf16);
   g.a = af.data_ptr<float>(), g.b = bf.data_ptr<float>();
-  std::vector<int64_t> changed;
-  if (own && before_.defined()) {
-    const auto* x = before_.data_ptr<float>();
-    const auto* y = cf.data_ptr<float>();
-    for (int64_t e = 0; e < g.m * g.n; ++e)
-      if (std::memcmp(x + e, y + e, sizeof(float)) != 0) changed.push_back(e);
-  }
-  for (const auto& [slot, guard] : armed_) guard->stored(g, cf.data_ptr<float>(), guard == producer_ ? changed : std::vector<int64_t>{});
+  const bool changed = own && before_.defined() &&
+                       std::memcmp(before_.data_ptr<float>(), cf.data_ptr<float>(), size_t(g.m * g.n) * sizeof(float)) != 0;
+  for (const auto& [slot, guard] : armed_) guard->stored(g, cf.data_ptr<float>(), guard == producer_ && changed);
   producer_ = nullptr, a_ = b_ = before_ = torch::Tensor();
 }
 

@@ -4,9 +4,9 @@
 // through the step's encode view; in the step, the first armed guard computes
 // each fp32 GEMM itself (its protected GEMM: the check's sums taken by our
 // kernel, the product bit for bit mixed_mm's), and every armed guard is shown
-// the stored output with the elements a gemm: fault changed after the
-// product (found by comparing against a copy taken only when the fault plan
-// is armed on that rank in that step, so clean steps pay nothing for it).
+// the stored output, and whether a gemm: fault changed it after the product
+// (against a copy taken only when the fault plan is armed on that rank in
+// that step, so clean steps pay nothing for it).
 #pragma once
 #include <torch/torch.h>
 

@@ -188,18 +188,16 @@ void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0,
   }
 }
 
-// A finished rows x cols tile of C at (i0, j0), row stride ldc: its rows'
-// sums C_i r1, C_i r2 (lane j mod L) and its share of the column sums.
+// An edge tile of C at (i0, j0), rows x cols, row stride ldc (full tiles
+// take tile_sums_regs): its rows' sums C_i r1, C_i r2 (lane j mod L) and its
+// share of the column sums, element by element (the same additions).
 template <class T>
 void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int cols, int64_t M, int64_t N,
                const check_sums_io<T>& io) {
   using v = simd::ops<T>;
   constexpr int w = v::width;
-  constexpr int nr = tiling<T>::nr;
   constexpr int L = reduction_lanes<T>;
-  const T* const wn = io.wn;
   T* const col = io.col_c1;
-  const bool columns = io.columns;
   for (int r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     const T* x = c + r * ldc;
@@ -207,26 +205,12 @@ void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int co
     T* s2 = io.c_s2 + i * L;
     if (j0 == 0)  // the row's first tile
       for (int l = 0; l < L; l += w) v::store(s1 + l, v::zero()), v::store(s2 + l, v::zero());
-    if (cols == nr) {
-#pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h) {
-        const int64_t j = j0 + h * w;
-        const int o = int(j % L);
-        const typename v::reg xv = v::load(x + h * w);
-        v::store(s1 + o, v::add(v::load(s1 + o), xv));
-        v::store(s2 + o, v::fma(v::load(wn + j), xv, v::load(s2 + o)));
-        if (columns) v::store(col + j, v::add(v::load(col + j), xv));
-      }
-      if (columns && block_ends(i, M))
-        for (int h = 0; h < 2; ++h) cascade_merge<T>(col, N, j0 + h * w, v::load(col + j0 + h * w), i / k_cascade_rows);
-      continue;
-    }
     for (int cc = 0; cc < cols; ++cc) {
       const int64_t j = j0 + cc;
       const int o = int(j % L);
       s1[o] = s1[o] + x[cc];
-      s2[o] = simd::fma1(wn[j], x[cc], s2[o]);
-      if (columns) {
+      s2[o] = simd::fma1(io.wn[j], x[cc], s2[o]);
+      if (io.columns) {
         col[j] = col[j] + x[cc];
         if (block_ends(i, M)) cascade_merge_one(col, N, j, i / k_cascade_rows);
       }
