@@ -264,8 +264,7 @@ bool checksum_abft<Policy>::protected_gemm_t(const gemm_data<T>& d, T* C, verdic
   auto& s = st<T>();
   checks<T>& c = s.work;
   const bool stats = policy_.depends().row_stats;
-  check_sums_spec<T> spec{s.br1.data(), s.br2.data(), s.wn.data(), nullptr, nullptr, stats};
-  if (o_.check_columns) spec.ca1 = s.ca1.data(), spec.ca2 = s.ca2.data();
+  const check_sums_spec<T> spec{s.br1.data(), s.br2.data(), s.wn.data(), s.ca1.data(), s.ca2.data(), stats, o_.check_columns};
   thread_local check_sums<T> sums;
   gemm_fixed_order_checked(d.A, d.B, C, d.shape, d.order, spec, sums);
   gemm_data<T> done = d;

@@ -84,13 +84,14 @@ void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* w
   for (size_t e = 0; e < a.size(); ++e) ASSERT_EQ(bits(a[e]), bits(b[e])) << what << "[" << e << "]: " << a[e] << " vs " << b[e];
 }
 
-// Both ways the kernel takes a side's sums: whole rows by the separate
-// check's row kernels where K fits one 256-deep chunk or N one 1024-wide
-// column block (e.g. {100, 64, 64}), lanes otherwise (K = 259, 300, 513, 520;
-// N = 1031, 2050), and each mixed with the other.
-const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259},
-                               {13, 1031, 300}, {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},
-                               {48, 96, 520},   {30, 1030, 40}};
+// {m, n, k}. A's rows are always whole (K within one 256-deep chunk or
+// several: 259, 300, 513, 520); both ways the kernel takes C's sums: whole
+// rows by the separate check's row kernels where N fits one 1024-wide column
+// block, lanes from the tiles otherwise (N = 1030, 1031, 2050). And the
+// shapes where no tile runs (K = 0: C and its sums are zero; N = 0).
+const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259}, {13, 1031, 300},
+                               {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},  {48, 96, 520},  {30, 1030, 40},
+                               {4, 1040, 0},  {4, 9, 0},     {4, 0, 9}};
 
 template <class T>
 void sums_at_every_level() {

@@ -50,13 +50,6 @@ struct reduction_kernels {
   // and y2[j] = fma(a2[r], x[r ld + j], y2[j]): elementwise, so the same bits
   // as the scalar loops, with y1 and y2 read and written once per call.
   void (*axpy2_rows)(const T* a1, const T* a2, const T* x, int64_t ld, int64_t rows, int64_t n, T* y1, T* y2);
-  // sum_max_min's last step on L lanes of each kept in memory (lane l as the
-  // kernels keep it; extrema lanes start at -inf / +inf): the sum folded, and
-  // the extrema over the lanes in this level's order (which decides the sign
-  // of a zero). What a caller that accumulated the lanes itself needs for the
-  // same bits (the protected GEMM, foundation/kernels/gemm/gemm_check_sums.hpp;
-  // a plain fold by halves is the same at every level).
-  void (*fold_stats)(const T* s, const T* hi, const T* lo, double* sum, double* max, double* min);
 };
 
 // The kernels of one level (which the CPU must support), or of the active one.

@@ -181,19 +181,6 @@ void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restri
   if constexpr (Dot) *d1 = fold<T>(a), *d2 = fold<T>(b);
 }
 
-// L lanes in memory as R registers (lane l: element l % W of register l / W).
-template <class T>
-inline void load_lanes(const T* lanes, reg<T>* regs) {
-  for (int r = 0; r < R<T>; ++r) regs[r] = load(lanes + r * W<T>);
-}
-
-template <class T>
-void fold_stats(const T* s_lanes, const T* hi_lanes, const T* lo_lanes, double* sum, double* max, double* min) {
-  reg<T> s[R<T>], hi[R<T>], lo[R<T>];
-  load_lanes<T>(s_lanes, s), load_lanes<T>(hi_lanes, hi), load_lanes<T>(lo_lanes, lo);
-  finish_stats<T>(s, hi, lo, sum, max, min);
-}
-
 template <class T>
 void sum_max_min(const T* x, int64_t n, double* sum, double* max, double* min) {
   stats_body<false, T>(x, nullptr, nullptr, n, nullptr, nullptr, sum, max, min);
@@ -248,9 +235,9 @@ extern const reduction_kernels<float> kernels_f32;
 extern const reduction_kernels<double> kernels_f64;
 const reduction_kernels<float> kernels_f32 = {&sum<float>,         &sum_and_weighted<float>, &dot2<float>,
                                              &sum_max_min<float>, &dot2_sum_max_min<float>, &sums_and_column<float>,
-                                             &axpy2_rows<float>,  &fold_stats<float>};
+                                             &axpy2_rows<float>};
 const reduction_kernels<double> kernels_f64 = {&sum<double>,         &sum_and_weighted<double>, &dot2<double>,
                                                &sum_max_min<double>, &dot2_sum_max_min<double>, &sums_and_column<double>,
-                                               &axpy2_rows<double>,  &fold_stats<double>};
+                                               &axpy2_rows<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

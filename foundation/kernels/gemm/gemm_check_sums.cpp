@@ -1,12 +1,11 @@
 // The protected GEMM's entry points (gemm_check_sums.hpp): the lanes and
 // column cascades set up as the separate check starts them, the level's
-// checked kernel run over them, the sums' lanes folded by halves (the same at
-// every level) and the statistics' lanes by the active reduction kernels (the
-// separate check's, whose extrema order decides the sign of a zero), the
-// cascades' pending levels added as column_cascade does at its last row.
+// checked kernel run over them with the separate check's row kernels for
+// whole rows, C's row lanes (where its rows are not whole) folded by halves
+// (the same at every level), the cascades' pending levels added as
+// column_cascade does at its last row.
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
 
-#include <limits>
 #include <optional>
 
 #include "foundation/errors.hpp"
@@ -66,13 +65,12 @@ T fold(const T* lanes) {
   return a[0];
 }
 
-// Where a side's rows are whole in one pass of the kernel, the separate
-// check's own row kernels take them, as compute_all calls them
-// (foundation/simd/reductions.hpp): A's references and statistics as each
-// row is packed (K within one depth chunk), C's row sums and its share of the
-// column sums once a panel of rows is final (N within one column block), in
-// row order. Their bits are the separate check's by construction, and no
-// lanes pass through memory.
+// Whole rows, taken by the separate check's own row kernels as compute_all
+// calls them (foundation/simd/reductions.hpp): every row of A (its
+// references and statistics) as the kernel first packs it, and, where N is
+// within one column block, C's row sums and its share of the column sums
+// once a panel of rows is final, in row order. Their bits are the separate
+// check's by construction.
 template <class T>
 struct whole_rows {
   const reduction_kernels<T>* red;
@@ -112,22 +110,19 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   if (o.k == accumulation_order::kind::pairwise || o.k == accumulation_order::kind::openblas)
     throw value_error("the protected GEMM runs the blocked orders (sequential, kblock(B)); got " + o.text());
   constexpr int64_t L = reduction_lanes<T>;
-  constexpr T inf = std::numeric_limits<T>::infinity();
   const auto [m, n, k] = s;
   thread_local std::vector<T> work, lanes;
   thread_local cascade_store<T> c1, r1, r2;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = kern.blocked_workspace(block);
   if (int64_t(work.size()) < need) work.resize(size_t(need));
-  const bool columns = spec.ca1 != nullptr;
+  const bool columns = spec.columns;
   const bool runs = k > 0 && n > 0;  // else the blocked kernel runs no tile: sums of nothing
-  const bool a_rows = runs && k <= kern.depth_chunk(block), c_rows = runs && n <= kern.column_block;
-  // Each row's lanes are started by the kernel where it first touches them (while they are in cache).
-  if (lanes.size() < size_t(7 * m * L)) lanes.resize(size_t(7 * m * L));
-  T* base = lanes.data();
-  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, spec.row_stats,
-                      base, base + m * L, base + 2 * m * L, base + 3 * m * L, base + 4 * m * L,
-                      base + 5 * m * L, base + 6 * m * L, nullptr, nullptr, nullptr};
+  const bool c_rows = runs && n <= kern.column_block;
+  // C's row lanes, where rows are not whole, are started by the kernel at each row's first tile.
+  if (!c_rows && lanes.size() < size_t(2 * m * L)) lanes.resize(size_t(2 * m * L));
+  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, lanes.data(), lanes.data() + m * L,
+                      nullptr, nullptr, nullptr};
   if (columns) {
     c1.reset(n, m), r1.reset(n, k), r2.reset(n, k);
     io.col_c1 = c1.v.data(), io.col_r1 = r1.v.data(), io.col_r2 = r2.v.data();
@@ -140,27 +135,19 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   if (c_rows && columns) col.emplace(n, out.c1.data());
   whole_rows<T> whole{&red, &spec, &out, C, m, n, k, col ? &*col : nullptr};
   io.ctx = &whole;
-  if (a_rows) io.a_row = &whole_rows<T>::a_row;
+  io.a_row = &whole_rows<T>::a_row;
   if (c_rows) io.c_rows = &whole_rows<T>::c_rows;
-  if (!runs) {
+  if (!runs) {  // no tile runs: C is zero, and so is every sum of it; A's rows are what they are
     std::fill(C, C + m * n, T(0));
-    std::fill(base, base + 7 * m * L, T(0));
-    std::fill(io.a_hi, io.a_hi + m * L, -inf);
-    std::fill(io.a_lo, io.a_lo + m * L, inf);
+    for (int64_t i = 0; i < m; ++i) whole_rows<T>::a_row(&whole, i, A + i * k);
+    std::fill(out.s1.begin(), out.s1.end(), T(0)), std::fill(out.s2.begin(), out.s2.end(), T(0));
   } else {
     kern.blocked_checked(A, B, C, s, block, work.data(), io);
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    const size_t r = size_t(i);
-    if (!a_rows) {
-      out.row_ref[r] = fold(io.a_ref1 + i * L), out.row_ref2[r] = fold(io.a_ref2 + i * L);
-      if (spec.row_stats)
-        red.fold_stats(io.a_sum + i * L, io.a_hi + i * L, io.a_lo + i * L, &out.a_sum[r], &out.a_max[r], &out.a_min[r]);
-    }
-    if (!c_rows) out.s1[r] = fold(io.c_s1 + i * L), out.s2[r] = fold(io.c_s2 + i * L);
+    if (!c_rows)
+      for (int64_t i = 0; i < m; ++i) out.s1[size_t(i)] = fold(io.c_s1 + i * L), out.s2[size_t(i)] = fold(io.c_s2 + i * L);
   }
   if (columns) {
-    if (!c_rows) c1.totals(m, out.c1);
+    if (runs && !c_rows) c1.totals(m, out.c1);  // else C's column sums are whole rows' (or C is zero)
     r1.totals(k, out.col_ref), r2.totals(k, out.col_ref2);
   } else {
     out.col_ref.clear(), out.col_ref2.clear();

@@ -1,19 +1,21 @@
 // The protected GEMM (issue 34): the fixed-order GEMM that also computes
 // every sum a checksum check of C = A B reads (detectors/abft_checksums.hpp,
 // after 001 eqs. (1)-(11)), in that check's own orders, so that the check
-// needs no second pass over A, B or C and its verdict is the separate
+// needs no separate pass over B or C and its verdict is the separate
 // check's, bit for bit:
-//   - while it packs a block of A (the first column block only, so each
-//     element once): per row, A_i (B r1), A_i (B r2) and, when asked, the
-//     row's sum, maximum and minimum (V-ABFT's statistics) in the lanes of
-//     foundation/simd/reductions.hpp (lane k mod L, in order; FMA for
-//     products), folded at the end as those kernels fold them;
+//   - as it first packs a row of A (first depth chunk, first column block):
+//     the whole row through the separate check's own kernel
+//     (foundation/simd/reductions.hpp's dot2_sum_max_min or dot2): A_i (B r1),
+//     A_i (B r2) and, when asked, the row's sum, maximum and minimum;
 //   - while it packs a block of B (once per element): per column, the
 //     references (c1 A) B_j and (c2 A) B_j, FMA down the column in
-//     foundation/simd/column_cascade.hpp's 8-row blocks and pairwise tree;
-//   - as each finished tile of C leaves the micro-kernel, from its
-//     registers (an edge tile from its local copy): per row, C_i r1 and
-//     C_i r2 (lanes j mod L), per column its sum (the column cascade).
+//     foundation/simd/column_cascade.hpp's 8-row blocks and pairwise tree,
+//     each block's partials in registers;
+//   - C: where N is within one column block, each panel of rows once final
+//     through the separate check's own kernel (sums_and_column or
+//     sum_and_weighted); else as each finished tile leaves the micro-kernel,
+//     from its registers (an edge tile from its local copy): per row, C_i r1
+//     and C_i r2 (lanes j mod L), per column its sum (the column cascade).
 //     gemm_check_sums_body.hpp has the kernel's side.
 // Those orders do not depend on the SIMD level, so every level of the GEMM
 // gives the same sums; tests/test_protected_gemm.cpp holds each level to the
@@ -33,9 +35,10 @@ struct check_sums_spec {
   const T* br1 = nullptr;  // k: B r1
   const T* br2 = nullptr;  // k: B r2
   const T* wn = nullptr;   // n: the weights of r2, w(j)
-  const T* ca1 = nullptr;  // k: c1 A, or null: rows only (no column sums or references)
+  const T* ca1 = nullptr;  // k: c1 A (read when columns)
   const T* ca2 = nullptr;  // k: c2 A
   bool row_stats = false;  // A's row sum, maximum and minimum
+  bool columns = true;     // the column sums and references; false: rows only
 };
 
 template <class T>

@@ -38,110 +38,30 @@ inline void cascade_merge_one(T* c, int64_t n, int64_t j, int64_t before) {
   c[j] = T(0);
 }
 inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_rows == 0 || r + 1 == rows; }
-template <bool B>
-struct with_stats {
-  static constexpr bool value = B;
-};
 
-// Row i of A over depth [p0, p0 + kc) (a: its element p0), copied to `out`
-// as pack_a copies it, and in the same read A_i (B r1), A_i (B r2) and the
-// row statistics, into the row's lanes (lane k mod L, in order). Where the
-// chunk starts on a lane boundary the lanes live in registers for the chunk;
-// the rest (a depth tail, or chunks of kblock orders that do not start on
-// one) go element by element.
-template <class T>
-void pack_row_checked(const T* a, const T* ahead, int64_t i, int64_t p0, int64_t kc, T* out, const check_sums_io<T>& io) {
-  using v = simd::ops<T>;
-  using reg = typename v::reg;
-  constexpr int w = v::width;
-  constexpr int L = reduction_lanes<T>;
-  constexpr int R = L / w;
-  const reg neg = v::set1(T(-__builtin_inf())), pos = v::set1(T(__builtin_inf()));
-  T* r1 = io.a_ref1 + i * L;
-  T* r2 = io.a_ref2 + i * L;
-  T* sm = io.a_sum + i * L;
-  T* hi = io.a_hi + i * L;
-  T* lo = io.a_lo + i * L;
-  int64_t p = 0;
-  if (p0 % L == 0) {
-    reg x1[R], x2[R], xs[R], xh[R], xl[R];
-#pragma GCC unroll 64
-    for (int r = 0; r < R; ++r) {  // the row's first visit: its lanes start as the separate check's registers do
-      x1[r] = x2[r] = xs[r] = v::zero(), xh[r] = neg, xl[r] = pos;
-      if (p0 != 0) {
-        x1[r] = v::load(r1 + r * w), x2[r] = v::load(r2 + r * w), xs[r] = v::load(sm + r * w);
-        xh[r] = v::load(hi + r * w), xl[r] = v::load(lo + r * w);
-      }
-    }
-    const T* const b1 = io.br1 + p0;
-    const T* const b2 = io.br2 + p0;
-    // The loop twice, with and without the statistics, so neither tests the flag per element.
-    auto chunks = [&](auto stats) {
-      for (; p + L <= kc; p += L) {
-#pragma GCC unroll 64
-        for (int r = 0; r < R; ++r) {
-          prefetch_line(ahead + p + r * w);
-          const reg x = v::load(a + p + r * w);
-          v::store(out + p + r * w, x);
-          x1[r] = v::fma(x, v::load(b1 + p + r * w), x1[r]);
-          x2[r] = v::fma(x, v::load(b2 + p + r * w), x2[r]);
-          if constexpr (decltype(stats)::value)
-            xs[r] = v::add(xs[r], x), xh[r] = v::max_keep(xh[r], x), xl[r] = v::min_keep(xl[r], x);
-        }
-      }
-    };
-    if (io.row_stats) chunks(with_stats<true>{});
-    else chunks(with_stats<false>{});
-#pragma GCC unroll 64
-    for (int r = 0; r < R; ++r) {
-      v::store(r1 + r * w, x1[r]), v::store(r2 + r * w, x2[r]), v::store(sm + r * w, xs[r]);
-      v::store(hi + r * w, xh[r]), v::store(lo + r * w, xl[r]);
-    }
-  } else if (p0 == 0) {
-    for (int l = 0; l < L; ++l) r1[l] = r2[l] = sm[l] = T(0), hi[l] = T(-__builtin_inf()), lo[l] = T(__builtin_inf());
-  }
-  for (; p < kc; ++p) {
-    const int64_t k = p0 + p;
-    const int o = int(k % L);
-    const T x = a[p];
-    out[p] = x;
-    r1[o] = simd::fma1(x, io.br1[k], r1[o]), r2[o] = simd::fma1(x, io.br2[k], r2[o]);
-    if (io.row_stats) {
-      sm[o] = sm[o] + x;
-      if (hi[o] < x) hi[o] = x;
-      if (x < lo[o]) lo[o] = x;
-    }
-  }
-}
-
-// pack_a, taking each row's references and statistics as it copies it
-// (pack_row_checked), so that no element of A is read twice from memory.
+// pack_a, giving each row of A to the caller (a_row: the separate check's
+// own row kernel, so its bits by construction) the first time the kernel
+// packs it (the first depth chunk of the first column block), whole: all K
+// elements, an MR-row panel at a time, so that the chunk to pack is then
+// read from cache. A second read of A beyond the first chunk, but no lanes
+// carried across depth chunks: five per row, read and written every chunk,
+// cost more (results/bench/vabft_overhead.txt).
 template <class T>
 void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out,
                     const check_sums_io<T>& io) {
-  if (io.a_row) {  // K in one chunk: each whole row to the caller, read again while in L1
-    for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
-      const int64_t rows = min_of<int64_t>(k_mr, mc - ir);
-      pack_a(A, lda, i0 + ir, rows, p0, kc, stride, out);
-      for (int64_t r = 0; r < rows; ++r) io.a_row(io.ctx, i0 + ir + r, A + (i0 + ir + r) * lda + p0);
-    }
-    return;
-  }
   for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
-    const int rows = int(min_of<int64_t>(k_mr, mc - ir));
-    for (int r = 0; r < k_mr; ++r) {
-      T* o = out + r * stride;
-      const int64_t i = i0 + ir + r;
-      if (r < rows) pack_row_checked(A + i * lda + p0, A + (i + k_ahead_a) * lda + p0, i, p0, kc, o, io);
-      else
-        for (int64_t p = 0; p < kc; ++p) o[p] = T(0);
-    }
+    const int64_t rows = min_of<int64_t>(k_mr, mc - ir);
+    if (p0 == 0)
+      for (int64_t i = i0 + ir; i < i0 + ir + rows; ++i) io.a_row(io.ctx, i, A + i * lda);
+    pack_a(A, lda, i0 + ir, rows, p0, kc, stride, out);
   }
 }
 
-// Packs B as pack_b does (row by row of B) and, in the same read, adds depth
-// [p0, p0 + kc) to the column references (c1 A) B_j and (c2 A) B_j of
-// columns [j0, j0 + nc), in the cascades' open blocks (n values each, in L1).
+// Packs B as pack_b does and, in the same read, adds depth [p0, p0 + kc) to
+// the column references (c1 A) B_j and (c2 A) B_j of columns [j0, j0 + nc):
+// a column cascade's block of rows at a time (the segment of it inside this
+// chunk), each column's partial in a register down the block's rows (FMA in
+// row order, as axpy2_rows), merged where the block ends.
 template <class T>
 void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t K, T* out,
                     const check_sums_io<T>& io) {
@@ -153,38 +73,44 @@ void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0,
   T* const r1 = io.col_r1;
   T* const r2 = io.col_r2;
   const int64_t full = nc / nr * nr;
-  for (int64_t p = 0; p < kc; ++p) {
+  for (int64_t p = 0; p < kc;) {
     const int64_t k = p0 + p;
+    const int rows = int(min_of<int64_t>(kc - p, k_cascade_rows - k % k_cascade_rows));
+    const bool ends = block_ends(k + rows - 1, K);
+    const int64_t before = (k + rows - 1) / k_cascade_rows;
     const T* src = B + k * ldb + j0;
+    reg c1[k_cascade_rows], c2[k_cascade_rows];
+    for (int r = 0; r < rows; ++r) c1[r] = v::set1(io.ca1[k + r]), c2[r] = v::set1(io.ca2[k + r]);
     T* o = out + p * nr;
-    const reg c1 = v::set1(io.ca1[k]), c2 = v::set1(io.ca2[k]);
-    const bool ends = block_ends(k, K);
-    const int64_t before = k / k_cascade_rows;
     for (int64_t jr = 0; jr < full; jr += nr, o += kc * nr) {
-      const int64_t j = j0 + jr;
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        prefetch_line(src + k_ahead_b * ldb + jr + h * w);
-        const reg x = v::load(src + jr + h * w);
-        v::store(o + h * w, x);
-        const reg a = v::fma(c1, x, v::load(r1 + j + h * w)), b = v::fma(c2, x, v::load(r2 + j + h * w));
-        if (ends) {
-          cascade_merge<T>(r1, n, j + h * w, a, before), cascade_merge<T>(r2, n, j + h * w, b, before);
-        } else {
-          v::store(r1 + j + h * w, a), v::store(r2 + j + h * w, b);
+        const int64_t j = j0 + jr + h * w;
+        reg a = v::load(r1 + j), b = v::load(r2 + j);
+        for (int r = 0; r < rows; ++r) {
+          const T* x = src + r * ldb + jr + h * w;
+          prefetch_line(x + k_cascade_rows * ldb);
+          const reg xv = v::load(x);
+          v::store(o + r * nr + h * w, xv);
+          a = v::fma(c1[r], xv, a), b = v::fma(c2[r], xv, b);
         }
+        if (ends) cascade_merge<T>(r1, n, j, a, before), cascade_merge<T>(r2, n, j, b, before);
+        else v::store(r1 + j, a), v::store(r2 + j, b);
       }
     }
     if (full < nc) {
       const int cols = int(nc - full);
       const int64_t j = j0 + full;
-      for (int c = 0; c < nr; ++c) o[c] = c < cols ? src[full + c] : T(0);
-      for (int c = 0; c < cols; ++c) {
-        r1[j + c] = simd::fma1(io.ca1[k], src[full + c], r1[j + c]);
-        r2[j + c] = simd::fma1(io.ca2[k], src[full + c], r2[j + c]);
-        if (ends) cascade_merge_one(r1, n, j + c, before), cascade_merge_one(r2, n, j + c, before);
+      for (int r = 0; r < rows; ++r) {
+        const T* x = src + r * ldb + full;
+        for (int c = 0; c < nr; ++c) o[r * nr + c] = c < cols ? x[c] : T(0);
+        for (int c = 0; c < cols; ++c)
+          r1[j + c] = simd::fma1(io.ca1[k + r], x[c], r1[j + c]), r2[j + c] = simd::fma1(io.ca2[k + r], x[c], r2[j + c]);
       }
+      if (ends)
+        for (int c = 0; c < cols; ++c) cascade_merge_one(r1, n, j + c, before), cascade_merge_one(r2, n, j + c, before);
     }
+    p += rows;
   }
 }
 

@@ -15,19 +15,18 @@ namespace sdc {
 
 // What the checked kernel accumulates into (gemm_check_sums.hpp; the caller
 // allocates and initialises it). Lanes: m rows x L (reduction_lanes<T>),
-// lane k mod L (A) or j mod L (C). A column cascade (column_cascade.hpp) is
-// its open block (n values) followed by `levels` levels of n values.
+// lane j mod L. A column cascade (column_cascade.hpp) is its open block (n
+// values) followed by `levels` levels of n values.
 template <class T>
 struct check_sums_io {
   const T *br1, *br2, *wn, *ca1, *ca2;
-  bool columns, row_stats;
-  T *a_ref1, *a_ref2, *a_sum, *a_hi, *a_lo;  // rows of A
-  T *c_s1, *c_s2;                            // rows of C
-  T *col_c1, *col_r1, *col_r2;               // column cascades: C's sums, (c1 A) B_j, (c2 A) B_j
-  // Whole rows instead of lanes, where the caller asks: a_row sees each row of
-  // A (its k elements) as the kernel packs it, when one depth chunk holds all
-  // of K; c_rows sees rows [i0, i0 + rows) of C once they are final, in row
-  // order. The kernel then keeps no lanes for that side.
+  bool columns;
+  T *c_s1, *c_s2;               // rows of C
+  T *col_c1, *col_r1, *col_r2;  // column cascades: C's sums, (c1 A) B_j, (c2 A) B_j
+  // Whole rows, to the caller: a_row sees each row of A (all K elements) the
+  // first time the kernel packs it; c_rows, where the caller asks, sees rows
+  // [i0, i0 + rows) of C once they are final, in row order (the kernel then
+  // keeps no lanes for C).
   void* ctx = nullptr;
   void (*a_row)(void* ctx, int64_t i, const T* row) = nullptr;
   void (*c_rows)(void* ctx, int64_t i0, int64_t rows) = nullptr;
@@ -43,9 +42,7 @@ struct fixed_order_kernels {
   void (*pairwise)(const T* A, const T* B, T* C, gemm_shape s, T* work);
   // `blocked`, accumulating a checksum check's sums into io as it goes.
   void (*blocked_checked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io);
-  // The depth one chunk of `blocked` covers for a k-block size (0: sequential),
-  // and the columns one column block covers: where a_row and c_rows apply.
-  int64_t (*depth_chunk)(int64_t block);
+  // The columns one column block of `blocked` covers: where c_rows applies.
   int64_t column_block;
 };
 // The levels a column cascade over `rows` rows needs (blocks of 8 rows,

@@ -138,8 +138,8 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 extern const fixed_order_kernels<float> gemm_kernels_f32;
 extern const fixed_order_kernels<double> gemm_kernels_f64;
 const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
-                                                     &blocked_gemm_checked<float>, &kc_for, k_nc};
+                                                     &blocked_gemm_checked<float>, k_nc};
 const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
-                                                      &blocked_gemm_checked<double>, &kc_for, k_nc};
+                                                      &blocked_gemm_checked<double>, k_nc};
 
 }  // namespace sdc::SDC_KERNEL_NS
