@@ -22,13 +22,13 @@ static_assert(k_block_rows == 8, "gemm_fixed_order_body.hpp's k_cascade_rows is 
 template <class T>
 struct cascade_store {
   std::vector<T> v;
+  T* p = nullptr;  // v from a cache-line boundary
   int64_t n = 0;
   // Levels are written before they are read: only the open block starts at 0.
   void reset(int64_t cols, int64_t rows) {
     n = cols;
-    const size_t need = size_t(cols * (1 + cascade_levels(rows)));
-    if (v.size() < need) v.resize(need);
-    std::fill(v.begin(), v.begin() + cols, T(0));
+    p = line_aligned(v, cols * (1 + cascade_levels(rows)));
+    std::fill(p, p + cols, T(0));
   }
   // column_cascade's totals: the pending levels (the set bits of the block
   // count), lowest first, each added to the running total (level + total).
@@ -38,7 +38,7 @@ struct cascade_store {
     bool any = false;
     for (int l = 0; (blocks >> l) != 0; ++l) {
       if (!((blocks >> l) & 1)) continue;
-      const T* level = v.data() + (1 + l) * n;
+      const T* level = p + (1 + l) * n;
       for (int64_t j = 0; j < n; ++j) out[size_t(j)] = any ? level[j] + out[size_t(j)] : level[j];
       any = true;
     }
@@ -115,17 +115,16 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   thread_local cascade_store<T> c1, r1, r2;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = kern.blocked_workspace(block);
-  if (int64_t(work.size()) < need) work.resize(size_t(need));
+  T* const w = line_aligned(work, need);
   const bool columns = spec.columns;
   const bool runs = k > 0 && n > 0;  // else the blocked kernel runs no tile: sums of nothing
   const bool c_rows = runs && n <= kern.column_block;
   // C's row lanes, where rows are not whole, are started by the kernel at each row's first tile.
-  if (!c_rows && lanes.size() < size_t(2 * m * L)) lanes.resize(size_t(2 * m * L));
-  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, lanes.data(), lanes.data() + m * L,
-                      nullptr, nullptr, nullptr};
+  T* const lane = c_rows ? nullptr : line_aligned(lanes, 2 * m * L);
+  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, lane, lane + m * L, nullptr, nullptr, nullptr};
   if (columns) {
     c1.reset(n, m), r1.reset(n, k), r2.reset(n, k);
-    io.col_c1 = c1.v.data(), io.col_r1 = r1.v.data(), io.col_r2 = r2.v.data();
+    io.col_c1 = c1.p, io.col_r1 = r1.p, io.col_r2 = r2.p;
   }
   for (auto* v : {&out.s1, &out.s2, &out.row_ref, &out.row_ref2}) v->resize(size_t(m));
   if (spec.row_stats) out.a_sum.resize(size_t(m)), out.a_max.resize(size_t(m)), out.a_min.resize(size_t(m));
@@ -142,7 +141,7 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
     for (int64_t i = 0; i < m; ++i) whole_rows<T>::a_row(&whole, i, A + i * k);
     std::fill(out.s1.begin(), out.s1.end(), T(0)), std::fill(out.s2.begin(), out.s2.end(), T(0));
   } else {
-    kern.blocked_checked(A, B, C, s, block, work.data(), io);
+    kern.blocked_checked(A, B, C, s, block, w, io);
     if (!c_rows)
       for (int64_t i = 0; i < m; ++i) out.s1[size_t(i)] = fold(io.c_s1 + i * L), out.s2[size_t(i)] = fold(io.c_s2 + i * L);
   }

@@ -57,17 +57,46 @@ void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0,
   }
 }
 
-// Packs B as pack_b does and, in the same read, adds depth [p0, p0 + kc) to
-// the column references (c1 A) B_j and (c2 A) B_j of columns [j0, j0 + nc):
-// a column cascade's block of rows at a time (the segment of it inside this
-// chunk), each column's partial in a register down the block's rows (FMA in
-// row order, as axpy2_rows), merged where the block ends.
+// A panel of B from column j (NR wide) over `rows` rows of a cascade block,
+// packed as pack_b packs it, with (c1 A) B_j and (c2 A) B_j of its columns:
+// each column's partial in a register, FMA down the rows in order (as
+// axpy2_rows), merged where the block ends. (Four panels side by side, to
+// overlap the FMA chains, measured no faster.)
 template <class T>
-void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t K, T* out,
-                    const check_sums_io<T>& io) {
+inline void panel_checked(const T* src, int64_t ldb, int rows, const T* ca1, const T* ca2, T* o, T* r1, T* r2, int64_t j,
+                          int64_t n, bool ends, int64_t before) {
   using v = simd::ops<T>;
   using reg = typename v::reg;
   constexpr int w = v::width;
+  constexpr int nr = tiling<T>::nr;
+  reg a[2], b[2];
+#pragma GCC unroll 2
+  for (int q = 0; q < 2; ++q) a[q] = v::load(r1 + j + q * w), b[q] = v::load(r2 + j + q * w);
+  for (int r = 0; r < rows; ++r) {
+    const reg c1 = v::set1(ca1[r]), c2 = v::set1(ca2[r]);
+    const T* x = src + r * ldb;
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; ++q) {
+      prefetch_line(x + k_cascade_rows * ldb + q * w);
+      const reg xv = v::load(x + q * w);
+      v::store(o + r * nr + q * w, xv);
+      a[q] = v::fma(c1, xv, a[q]), b[q] = v::fma(c2, xv, b[q]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int q = 0; q < 2; ++q) {
+    if (ends) cascade_merge<T>(r1, n, j + q * w, a[q], before), cascade_merge<T>(r2, n, j + q * w, b[q], before);
+    else v::store(r1 + j + q * w, a[q]), v::store(r2 + j + q * w, b[q]);
+  }
+}
+
+// Packs B as pack_b does and, in the same read, adds depth [p0, p0 + kc) to
+// the column references (c1 A) B_j and (c2 A) B_j of columns [j0, j0 + nc):
+// a column cascade's block of rows at a time (the segment of it inside this
+// chunk), panel by panel.
+template <class T>
+void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t K, T* out,
+                    const check_sums_io<T>& io) {
   constexpr int nr = tiling<T>::nr;
   const int64_t n = ldb;
   T* const r1 = io.col_r1;
@@ -79,25 +108,10 @@ void pack_b_checked(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0,
     const bool ends = block_ends(k + rows - 1, K);
     const int64_t before = (k + rows - 1) / k_cascade_rows;
     const T* src = B + k * ldb + j0;
-    reg c1[k_cascade_rows], c2[k_cascade_rows];
-    for (int r = 0; r < rows; ++r) c1[r] = v::set1(io.ca1[k + r]), c2[r] = v::set1(io.ca2[k + r]);
+    const T *ca1 = io.ca1 + k, *ca2 = io.ca2 + k;
     T* o = out + p * nr;
-    for (int64_t jr = 0; jr < full; jr += nr, o += kc * nr) {
-#pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h) {
-        const int64_t j = j0 + jr + h * w;
-        reg a = v::load(r1 + j), b = v::load(r2 + j);
-        for (int r = 0; r < rows; ++r) {
-          const T* x = src + r * ldb + jr + h * w;
-          prefetch_line(x + k_cascade_rows * ldb);
-          const reg xv = v::load(x);
-          v::store(o + r * nr + h * w, xv);
-          a = v::fma(c1[r], xv, a), b = v::fma(c2[r], xv, b);
-        }
-        if (ends) cascade_merge<T>(r1, n, j, a, before), cascade_merge<T>(r2, n, j, b, before);
-        else v::store(r1 + j, a), v::store(r2 + j, b);
-      }
-    }
+    for (int64_t jr = 0; jr < full; jr += nr, o += kc * nr)
+      panel_checked(src + jr, ldb, rows, ca1, ca2, o, r1, r2, j0 + jr, n, ends, before);
     if (full < nc) {
       const int cols = int(nc - full);
       const int64_t j = j0 + full;

@@ -7,6 +7,7 @@
 // The kernels allocate nothing: the caller passes the workspace.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "foundation/simd/simd_level.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
@@ -57,5 +58,17 @@ constexpr int64_t k_pairwise_workspace = k_pairwise_strip * (k_pairwise_levels +
 
 template <class T>
 const fixed_order_kernels<T>& fixed_order_kernels_for(simd_level l);
+
+// `need` elements of v from a cache-line boundary: the kernels' vector loads
+// and stores of packed panels, lanes and cascades then never straddle two
+// lines (a large vector's storage starts 16 bytes past a page). For the
+// callers (not the kernels' bodies, which use no library templates).
+template <class T>
+T* line_aligned(std::vector<T>& v, int64_t need) {
+  constexpr int64_t pad = 64 / int64_t(sizeof(T));
+  if (int64_t(v.size()) < need + pad) v.resize(size_t(need + pad));
+  const auto addr = reinterpret_cast<uintptr_t>(v.data());
+  return v.data() + ((64 - addr % 64) % 64) / sizeof(T);
+}
 
 }  // namespace sdc

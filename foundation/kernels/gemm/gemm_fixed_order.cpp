@@ -31,9 +31,9 @@ void fixed_order_with(const fixed_order_kernels<T>& k, const T* A, const T* B, T
   const bool pairwise = o.k == accumulation_order::kind::pairwise;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = pairwise ? k_pairwise_workspace : k.blocked_workspace(block);
-  if (int64_t(work.size()) < need) work.resize(size_t(need));
-  if (pairwise) k.pairwise(A, B, C, s, work.data());
-  else k.blocked(A, B, C, s, block, work.data());
+  T* const w = line_aligned(work, need);
+  if (pairwise) k.pairwise(A, B, C, s, w);
+  else k.blocked(A, B, C, s, block, w);
 }
 
 template <class T>
