@@ -42,7 +42,7 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
       for (int64_t ic = 0; ic < s.m; ic += k_mc) {
         const int64_t mc = min_of(k_mc, s.m - ic);
         if constexpr (Checked) {
-          if (jc == 0) pack_a_checked(A, s.k, ic, mc, pc, kc, as, apack, *io);  // each element of A once
+          if (jc == 0) pack_a_checked(A, s.k, ic, mc, pc, kc, as, apack, *io);  // each row of A to a_row once
           else pack_a(A, s.k, ic, mc, pc, kc, as, apack);
         } else {
           pack_a(A, s.k, ic, mc, pc, kc, as, apack);
