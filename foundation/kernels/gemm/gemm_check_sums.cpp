@@ -121,7 +121,8 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
   const bool c_rows = runs && n <= kern.column_block;
   // C's row lanes, where rows are not whole, are started by the kernel at each row's first tile.
   T* const lane = c_rows ? nullptr : line_aligned(lanes, 2 * m * L);
-  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, lane, lane + m * L, nullptr, nullptr, nullptr};
+  check_sums_io<T> io{spec.br1, spec.br2, spec.wn, spec.ca1, spec.ca2, columns, lane, lane ? lane + m * L : nullptr,
+                      nullptr, nullptr, nullptr};
   if (columns) {
     c1.reset(n, m), r1.reset(n, k), r2.reset(n, k);
     io.col_c1 = c1.p, io.col_r1 = r1.p, io.col_r2 = r2.p;
