@@ -64,8 +64,10 @@ TEST(GemmKernels, EveryLevelThisCpuRunsEqualsReference) {
         expect_bit_identical<float>(s, parse_accumulation(o), &l);
         expect_bit_identical<double>(s, parse_accumulation(o), &l);
       }
-    expect_bit_identical<float>({97, 1100, 300}, parse_accumulation("sequential"), &l);  // more than one NC and KC block
-    expect_bit_identical<float>({97, 1100, 300}, parse_accumulation("kblock(32)"), &l);
+    // more than one column block (4096 fp32, 2048 fp64 columns) and depth chunk
+    expect_bit_identical<float>({13, 4200, 300}, parse_accumulation("sequential"), &l);
+    expect_bit_identical<float>({13, 4200, 300}, parse_accumulation("kblock(32)"), &l);
+    expect_bit_identical<double>({13, 2100, 300}, parse_accumulation("sequential"), &l);
   }
 }
 

@@ -9,7 +9,7 @@
 //     verify()'s on the same C, clean and with a corrupted row of A or
 //     column of B, for 001's policies that have a fused form;
 // on odd shapes: edge tiles, several depth chunks (k > 256), several column
-// blocks (n > 1024), depth chunks that are not a whole number of lanes
+// blocks (n > 4096 fp32, 2048 fp64), depth chunks that are not a whole number of lanes
 // (kblock(24)), values with signed zeros.
 #include <gtest/gtest.h>
 
@@ -86,12 +86,13 @@ void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* w
 
 // {m, n, k}. A's rows are always whole (K within one 256-deep chunk or
 // several: 259, 300, 513, 520); both ways the kernel takes C's sums: whole
-// rows by the separate check's row kernels where N fits one 1024-wide column
-// block, lanes from the tiles otherwise (N = 1030, 1031, 2050). And the
-// shapes where no tile runs (K = 0: C and its sums are zero; N = 0).
-const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259}, {13, 1031, 300},
-                               {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},  {48, 96, 520},  {30, 1030, 40},
-                               {4, 1040, 0},  {4, 9, 0},     {4, 0, 9}};
+// rows by the separate check's row kernels where N fits one column block
+// (4096 fp32 columns, 2048 fp64), lanes from the tiles otherwise (N = 4103,
+// 4110; 2050 for fp64). And the shapes where no tile runs (K = 0: C and its
+// sums are zero; N = 0).
+const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259}, {13, 4103, 300},
+                               {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},  {48, 96, 520},  {30, 4110, 40},
+                               {4, 4100, 0},  {4, 9, 0},     {4, 0, 9},     {13, 1031, 300}};
 
 template <class T>
 void sums_at_every_level() {

@@ -25,10 +25,10 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
   constexpr int nr = tiling<T>::nr;
   const int64_t kc_max = kc_for(block), as = a_stride_for(block);
   T* const bpack = work;
-  T* const apack = work + kc_max * (k_nc + nr);
+  T* const apack = work + kc_max * (k_nc<T> + nr);
   T tile[k_mr * nr];
-  for (int64_t jc = 0; jc < s.n; jc += k_nc) {
-    const int64_t nc = min_of(k_nc, s.n - jc);
+  for (int64_t jc = 0; jc < s.n; jc += k_nc<T>) {
+    const int64_t nc = min_of(k_nc<T>, s.n - jc);
     for (int64_t pc = 0; pc < s.k; pc += kc_max) {
       const int64_t kc = min_of(kc_max, s.k - pc);
       const bool first = pc == 0;
@@ -138,8 +138,8 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 extern const fixed_order_kernels<float> gemm_kernels_f32;
 extern const fixed_order_kernels<double> gemm_kernels_f64;
 const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
-                                                     &blocked_gemm_checked<float>, k_nc};
+                                                     &blocked_gemm_checked<float>, k_nc<float>};
 const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
-                                                      &blocked_gemm_checked<double>, k_nc};
+                                                      &blocked_gemm_checked<double>, k_nc<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

@@ -27,11 +27,18 @@ constexpr int64_t k_kc = 256;
 // A packed panel's row stride is KC and one cache line more, so that its rows
 // fall in different L1 sets.
 constexpr int64_t k_a_pad = 16;
-constexpr int64_t k_nc = 1024;
+// A column block: its packed B (KC x NC, 4 MiB) streams from L3 past each
+// micro-panel of A, so A is packed once per 4096 (fp32) or 2048 (fp64)
+// columns, not once per 1024: at n = 4096 packing A four times from memory
+// cost 3 % of the GEMM (results/bench/vabft_overhead.txt).
+template <class T>
+constexpr int64_t k_nc = (int64_t(4) << 20) / (k_kc * int64_t(sizeof(T)));
 
 // Packing reads A and B from memory once: it asks for the row k_ahead rows on
-// (a prefetch never faults, so past the end is harmless).
-constexpr int64_t k_ahead_a = 2, k_ahead_b = 4;
+// (a prefetch never faults, so past the end is harmless). A's rows are 12 on:
+// the next panel's, far enough ahead to hide L3's latency (2 rows on left
+// our kernel 1-2 % behind oneDNN's sgemm at n = 1024).
+constexpr int64_t k_ahead_a = 12, k_ahead_b = 4;
 template <class T>
 inline void prefetch_line(const T* p) { __builtin_prefetch(p, 0, 3); }
 
@@ -162,7 +169,7 @@ inline int64_t a_stride_for(int64_t block) { return kc_for(block) + k_a_pad; }
 
 template <class T>
 int64_t blocked_workspace(int64_t block) {
-  return kc_for(block) * (k_nc + tiling<T>::nr) + a_stride_for(block) * (k_mc + k_mr);
+  return kc_for(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for(block) * (k_mc + k_mr);
 }
 
 }  // namespace
