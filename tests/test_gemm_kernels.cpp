@@ -7,6 +7,7 @@
 
 #include "foundation/formats/format.hpp"
 #include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_dispatch.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 using namespace sdc;
@@ -65,6 +66,8 @@ TEST(GemmKernels, EveryLevelThisCpuRunsEqualsReference) {
         expect_bit_identical<double>(s, parse_accumulation(o), &l);
       }
     // more than one column block (4096 fp32, 2048 fp64 columns) and depth chunk
+    EXPECT_GT(4200, fixed_order_kernels_for<float>(l).column_block);
+    EXPECT_GT(2100, fixed_order_kernels_for<double>(l).column_block);
     expect_bit_identical<float>({13, 4200, 300}, parse_accumulation("sequential"), &l);
     expect_bit_identical<float>({13, 4200, 300}, parse_accumulation("kblock(32)"), &l);
     expect_bit_identical<double>({13, 2100, 300}, parse_accumulation("sequential"), &l);

@@ -13,6 +13,7 @@
 // (kblock(24)), values with signed zeros.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <boost/random/normal_distribution.hpp>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "detectors/gemm_detector.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
+#include "foundation/kernels/gemm/gemm_dispatch.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/simd/column_cascade.hpp"
 #include "foundation/simd/reductions.hpp"
@@ -96,6 +98,12 @@ const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 1
 
 template <class T>
 void sums_at_every_level() {
+  // Both ways of taking C's sums stay covered if the column block changes.
+  for (const simd_level l : supported_simd_levels()) {
+    const int64_t block = fixed_order_kernels_for<T>(l).column_block;
+    EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > 0 && s.n > block; }))
+        << "no shape wider than the " << block << "-column block";
+  }
   for (const gemm_shape& s : k_shapes)
     for (const char* order : {"sequential", "kblock(16)", "kblock(24)"}) {
       SCOPED_TRACE(s.text() + " " + order);
