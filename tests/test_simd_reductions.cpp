@@ -149,6 +149,39 @@ TEST(SimdReductions, NonFiniteValues) {
   }
 }
 
+// A tail shorter than the lanes runs the main loop's body once more on a
+// padded block; the pads must leave every lane as it was, -0 included: an FMA
+// accumulator becomes -0 when a product underflows (tiny * -tiny), so a
+// product of +0 pads added to it would turn it into +0.
+template <class T>
+void check_signed_zero_tails(sdc::simd_level l) {
+  const auto& k = sdc::reduction_kernels_for<T>(l);
+  const T tiny = std::numeric_limits<T>::denorm_min();
+  for (int64_t n : {int64_t(1), int64_t(5), int64_t(reduction_lanes<T> + 5), int64_t(3 * reduction_lanes<T> - 1)}) {
+    SCOPED_TRACE(testing::Message() << sdc::simd_name(l) << " n=" << n);
+    const std::vector<T> x(size_t(n), tiny), w(size_t(n), -tiny), zeros(size_t(n), T(-0.0));
+    T s = 1, sw = 1, d1 = 1, d2 = 1;
+    k.sum_and_weighted(x.data(), w.data(), n, &s, &sw);
+    EXPECT_TRUE(same(sw, lane_order<T>(n, [&](T a, int64_t j) { return std::fma(w[size_t(j)], x[size_t(j)], a); })));
+    if (n >= reduction_lanes<T>) EXPECT_TRUE(std::signbit(sw)) << "every lane holds products, each -0";
+    k.dot2(x.data(), w.data(), w.data(), n, &d1, &d2);
+    EXPECT_TRUE(same(d1, sw) && same(d2, sw));
+    std::vector<T> col(size_t(n), T(-0.0));
+    T cs = 1, csw = 1;
+    k.sums_and_column(x.data(), w.data(), n, &cs, &csw, col.data());
+    EXPECT_TRUE(same(csw, sw));
+    double sum = 1, mx = 0, mn = 0;
+    k.sum_max_min(zeros.data(), n, &sum, &mx, &mn);
+    EXPECT_TRUE(same(T(sum), lane_order<T>(n, [&](T a, int64_t j) { return T(a + zeros[size_t(j)]); })));
+    EXPECT_EQ(mx, 0.0);
+    EXPECT_EQ(mn, 0.0);
+  }
+}
+
+TEST(SimdReductions, TailPadsKeepSignedZeros) {
+  for (auto l : sdc::supported_simd_levels()) check_signed_zero_tails<float>(l), check_signed_zero_tails<double>(l);
+}
+
 TEST(SimdReductions, LevelNamesAndSupport) {
   EXPECT_EQ(sdc::parse_simd_level("avx2"), sdc::simd_level::avx2);
   EXPECT_THROW(sdc::parse_simd_level("sse9"), std::exception);

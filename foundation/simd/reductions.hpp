@@ -35,8 +35,9 @@ struct reduction_kernels {
   // d1 = sum_j x[j] y1[j]; d2 = sum_j x[j] y2[j] (FMA), j < n.
   void (*dot2)(const T* x, const T* y1, const T* y2, int64_t n, T* d1, T* d2);
   // sum_j x[j] (in T, as sum; returned as fp64); max and min ignoring NaNs
-  // (-inf / +inf when every value is NaN), as std::max / std::min in index
-  // order would.
+  // (-inf / +inf when every value is NaN), the values std::max / std::min
+  // would give, up to the sign of a zero (the lanes' extremes are folded by
+  // halves as the sums are, a tie keeping the lower lane's).
   void (*sum_max_min)(const T* x, int64_t n, double* sum, double* max, double* min);
   // dot2 and sum_max_min of x in one read (a row of A: its reference
   // checksums and V-ABFT's statistics); the bits of the two kernels.

@@ -8,12 +8,18 @@
 // loop of __builtin_fma as one scalar FMA per lane (12x slower) and a lane
 // loop of one value as a masked broadcast per lane, so those call the
 // level's intrinsics. Only builtins and intrinsics, no library templates,
-// for the same reason.
+// for the same reason (std::integer_sequence below is a type, no code).
+// Every access to the accumulator arrays has a constant index (each<N>
+// expands the register loops at compile time): with a loop index, GCC 12
+// keeps the arrays in memory, and each row then paid for storing and
+// reloading them (about 3x the time of a 512-element row's own loads).
 #ifndef SDC_KERNEL_NS
 #error "define SDC_KERNEL_NS before including reductions_body.hpp"
 #endif
 #include "foundation/simd/reductions.hpp"
 #include <immintrin.h>
+
+#include <utility>
 
 namespace sdc::SDC_KERNEL_NS {
 namespace {
@@ -37,6 +43,13 @@ constexpr int W = int(SDC_VECTOR_BYTES / sizeof(T));
 template <class T>
 constexpr int R = reduction_lanes<T> / W<T>;
 
+// f(r) for r = 0 .. N-1, r a compile-time constant.
+template <int N, class F>
+inline void each(F&& f) {
+  [&]<int... r>(std::integer_sequence<int, r...>) { (f(std::integral_constant<int, r>{}), ...); }(
+      std::make_integer_sequence<int, N>{});
+}
+
 template <class T>
 inline reg<T> load(const T* p) {
   reg<T> v;
@@ -45,6 +58,19 @@ inline reg<T> load(const T* p) {
 }
 template <class T>
 inline void store(T* p, reg<T> v) { __builtin_memcpy(p, &v, sizeof v); }
+// A value read from memory once, kept in a register: GCC 12 otherwise folds
+// the load into each instruction that uses it (x read two or three times
+// over), and on this project's AMD EPYC machines loads, not arithmetic,
+// bound these kernels. An empty asm the value passes through; no code.
+template <class T>
+inline reg<T> once(reg<T> v) {
+#if SDC_VECTOR_BYTES == 64
+  asm("" : "+v"(v));
+#else
+  asm("" : "+x"(v));
+#endif
+  return v;
+}
 // a * b + c per lane, rounded once (FMA): the same bits as fma_of per lane.
 template <class T>
 inline reg<T> fmav(reg<T> a, reg<T> b, reg<T> c) {
@@ -75,30 +101,85 @@ inline reg<T> splat(T x) {
 #endif
 }
 
-// The lanes of R registers folded by halves (lane l takes lane l + L/2, then
-// L/4, ... 1): while the halves span whole registers, as register adds
-// (the same elementwise additions), then within register 0.
+// A register of N lanes of T (N a power of two, N * sizeof(T) <= the level's
+// width): the halves of a register as the fold takes them.
+template <class T, int N>
+struct half_of {
+  typedef T type __attribute__((vector_size(N * sizeof(T))));
+};
+template <class T, int N>
+using lanes = typename half_of<T, N>::type;
+
+// The N lanes of v folded by halves (lane l takes lane l + N/2, then N/4,
+// ... 1: lane l = op(lane l, lane l + h)) in registers: each step takes the
+// lower and upper halves as registers, with no round trip through memory (a
+// store of the register and loads of its parts: a stall on store-to-load
+// forwarding at every step).
+template <class T, int N, class Op>
+inline T fold_lanes(lanes<T, N> v, Op op) {
+  if constexpr (N == 1) {
+    return v[0];
+  } else if constexpr (N == 2) {
+    return op(v[0], v[1]);
+  } else if constexpr (N == 4) {
+    return fold_lanes<T, 2>(lanes<T, 2>(op(__builtin_shufflevector(v, v, 0, 1), __builtin_shufflevector(v, v, 2, 3))), op);
+  } else if constexpr (N == 8) {
+    return fold_lanes<T, 4>(
+        lanes<T, 4>(op(__builtin_shufflevector(v, v, 0, 1, 2, 3), __builtin_shufflevector(v, v, 4, 5, 6, 7))), op);
+  } else {
+    static_assert(N == 16, "a register holds 1 to 16 lanes");
+    return fold_lanes<T, 8>(lanes<T, 8>(op(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+                                           __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15))),
+                            op);
+  }
+}
+
+// The lanes of R registers folded by halves with op: while the halves span
+// whole registers, as register operations (the same elementwise ones), then
+// within register 0. For the sums, op is +, and which payload a sum of two
+// NaNs carries is the compiler's choice of operand order (C++ does not fix
+// it), so a NaN result is NaN at every level but its payload may differ;
+// every other result has the same bits.
+template <class T, int H = R<T> / 2, class Op>
+inline T fold_with(reg<T>* regs, Op op) {
+  if constexpr (H == 0) {
+    return fold_lanes<T, W<T>>(regs[0], op);
+  } else {
+    each<H>([&](auto r) { regs[r] = op(regs[r], regs[r + H]); });
+    return fold_with<T, H / 2>(regs, op);
+  }
+}
 template <class T>
 inline T fold(reg<T>* regs) {
-  for (int h = R<T> / 2; h >= 1; h /= 2)
-    for (int r = 0; r < h; ++r) regs[r] += regs[r + h];
-  T a[W<T>];
-  for (int l = 0; l < W<T>; ++l) a[l] = regs[0][l];
-  for (int h = W<T> / 2; h >= 1; h /= 2)
-    for (int l = 0; l < h; ++l) a[l] += a[l + h];
-  return a[0];
+  return fold_with<T>(regs, [](auto x, auto y) { return x + y; });
 }
+
+// The tail of a row (t < L elements from p) as a full lane block of L
+// values, the rest `pad`: the main loop's body then runs once more on it
+// with the accumulators still in registers (a tail loop that indexes them
+// element by element makes the compiler keep them in memory throughout).
+// The pads are chosen to leave every accumulator's bits as they were: -0
+// for a summed value (a + -0 is a, for every a, -0 and NaN included), +0
+// for the weight it multiplies (+0 * -0 = -0, so an FMA adds -0 too), and
+// -inf / +inf for the maximum / minimum.
+template <class T>
+struct tail_block {
+  T v[reduction_lanes<T>];
+  tail_block(const T* p, int t, T pad) {
+    for (int l = 0; l < reduction_lanes<T>; ++l) v[l] = l < t ? p[l] : pad;
+  }
+};
 
 template <class T>
 T sum(const T* __restrict x, int64_t n) {
   constexpr int L = reduction_lanes<T>;
   reg<T> a[R<T>] = {};
+  const auto step = [&](const T* xp) {
+    each<R<T>>([&](auto r) { a[r] += load(xp + r * W<T>); });
+  };
   int64_t j = 0;
-  for (; j + L <= n; j += L) {
-#pragma GCC unroll 16
-    for (int r = 0; r < R<T>; ++r) a[r] += load(x + j + r * W<T>);
-  }
-  for (int l = 0; l < int(n - j); ++l) a[l / W<T>][l % W<T>] += x[j + l];
+  for (; j + L <= n; j += L) step(x + j);
+  if (j < n) step(tail_block<T>(x + j, int(n - j), T(-0.0)).v);
   return fold<T>(a);
 }
 
@@ -106,17 +187,17 @@ template <class T>
 void sum_and_weighted(const T* __restrict x, const T* __restrict w, int64_t n, T* s, T* sw) {
   constexpr int L = reduction_lanes<T>;
   reg<T> a[R<T>] = {}, b[R<T>] = {};
+  const auto step = [&](const T* xp, const T* wp) {
+    each<R<T>>([&](auto r) {
+      const reg<T> v = once<T>(load(xp + r * W<T>));
+      a[r] += v, b[r] = fmav<T>(load(wp + r * W<T>), v, b[r]);
+    });
+  };
   int64_t j = 0;
-  for (; j + L <= n; j += L) {
-#pragma GCC unroll 16
-    for (int r = 0; r < R<T>; ++r) {
-      const reg<T> v = load(x + j + r * W<T>);
-      a[r] += v, b[r] = fmav<T>(load(w + j + r * W<T>), v, b[r]);
-    }
-  }
-  for (int l = 0; l < int(n - j); ++l) {  // element by element: clang binds no reference to a vector element
-    const int q = l / W<T>, p = l % W<T>;
-    a[q][p] += x[j + l], b[q][p] = fma_of(w[j + l], x[j + l], b[q][p]);
+  for (; j + L <= n; j += L) step(x + j, w + j);
+  if (j < n) {
+    const int t = int(n - j);
+    step(tail_block<T>(x + j, t, T(-0.0)).v, tail_block<T>(w + j, t, T(0)).v);
   }
   *s = fold<T>(a), *sw = fold<T>(b);
 }
@@ -125,29 +206,28 @@ template <class T>
 void dot2(const T* __restrict x, const T* __restrict y1, const T* __restrict y2, int64_t n, T* d1, T* d2) {
   constexpr int L = reduction_lanes<T>;
   reg<T> a[R<T>] = {}, b[R<T>] = {};
+  const auto step = [&](const T* xp, const T* y1p, const T* y2p) {
+    each<R<T>>([&](auto r) {
+      const reg<T> v = once<T>(load(xp + r * W<T>));
+      a[r] = fmav<T>(v, load(y1p + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2p + r * W<T>), b[r]);
+    });
+  };
   int64_t j = 0;
-  for (; j + L <= n; j += L) {
-#pragma GCC unroll 16
-    for (int r = 0; r < R<T>; ++r) {
-      const reg<T> v = load(x + j + r * W<T>);
-      a[r] = fmav<T>(v, load(y1 + j + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2 + j + r * W<T>), b[r]);
-    }
-  }
-  for (int l = 0; l < int(n - j); ++l) {
-    const int q = l / W<T>, p = l % W<T>;
-    a[q][p] = fma_of(x[j + l], y1[j + l], a[q][p]), b[q][p] = fma_of(x[j + l], y2[j + l], b[q][p]);
+  for (; j + L <= n; j += L) step(x + j, y1 + j, y2 + j);
+  if (j < n) {
+    const int t = int(n - j);
+    step(tail_block<T>(x + j, t, T(-0.0)).v, tail_block<T>(y1 + j, t, T(0)).v, tail_block<T>(y2 + j, t, T(0)).v);
   }
   *d1 = fold<T>(a), *d2 = fold<T>(b);
 }
 
-// The sum's lanes folded; the extrema over the lanes: exact, so in any order
-// but for the sign of a zero (registers first, then lane by lane).
+// The sum's lanes folded; the extrema folded by halves as well (exact, so
+// in any order but for the sign of a zero: on a tie the lower lane is kept).
 template <class T>
 inline void finish_stats(reg<T>* s, reg<T>* hi, reg<T>* lo, double* sum, double* max, double* min) {
-  for (int r = 1; r < R<T>; ++r) hi[0] = hi[0] < hi[r] ? hi[r] : hi[0], lo[0] = lo[r] < lo[0] ? lo[r] : lo[0];
-  T h = hi[0][0], o = lo[0][0];
-  for (int l = 1; l < W<T>; ++l) h = h < hi[0][l] ? hi[0][l] : h, o = lo[0][l] < o ? lo[0][l] : o;
-  *sum = double(fold<T>(s)), *max = double(h), *min = double(o);
+  *max = double(fold_with<T>(hi, [](auto x, auto y) { return x < y ? y : x; }));
+  *min = double(fold_with<T>(lo, [](auto x, auto y) { return y < x ? y : x; }));
+  *sum = double(fold<T>(s));
 }
 
 // sum_max_min, and with Dot the two dot products of dot2, in one pass.
@@ -156,26 +236,27 @@ void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restri
                 double* sum, double* max, double* min) {
   constexpr int L = reduction_lanes<T>;
   reg<T> s[R<T>] = {}, hi[R<T>], lo[R<T>], a[R<T>] = {}, b[R<T>] = {};
-  for (int r = 0; r < R<T>; ++r) hi[r] = splat<T>(T(-__builtin_inf())), lo[r] = splat<T>(T(__builtin_inf()));
-  int64_t j = 0;
-  // (m < v ? v : m) is std::max(m, v): a NaN v is never taken.
-  for (; j + L <= n; j += L) {
-#pragma GCC unroll 16
-    for (int r = 0; r < R<T>; ++r) {
-      const reg<T> v = load(x + j + r * W<T>);
+  each<R<T>>([&](auto r) { hi[r] = splat<T>(T(-__builtin_inf())), lo[r] = splat<T>(T(__builtin_inf())); });
+  // xs: the values summed (and multiplied); xh, xl: the same for the maximum
+  // and minimum, where a tail's pads differ (null: xs's).
+  const auto step = [&](const T* xs, const T* xh, const T* xl, const T* y1p, const T* y2p) {
+    each<R<T>>([&](auto r) {
+      const reg<T> v = once<T>(load(xs + r * W<T>));
+      const reg<T> vh = xh ? load(xh + r * W<T>) : v, vl = xl ? load(xl + r * W<T>) : v;
       s[r] += v;
-      hi[r] = hi[r] < v ? v : hi[r];
-      lo[r] = v < lo[r] ? v : lo[r];
-      if constexpr (Dot) a[r] = fmav<T>(v, load(y1 + j + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2 + j + r * W<T>), b[r]);
-    }
-  }
-  for (int l = 0; l < int(n - j); ++l) {
-    const T v = x[j + l];
-    const int q = l / W<T>, p = l % W<T>;
-    s[q][p] += v;
-    if (hi[q][p] < v) hi[q][p] = v;
-    if (v < lo[q][p]) lo[q][p] = v;
-    if constexpr (Dot) a[q][p] = fma_of(v, y1[j + l], a[q][p]), b[q][p] = fma_of(v, y2[j + l], b[q][p]);
+      // (m < v ? v : m) is std::max(m, v): a NaN v is never taken.
+      hi[r] = hi[r] < vh ? vh : hi[r];
+      lo[r] = vl < lo[r] ? vl : lo[r];
+      if constexpr (Dot) a[r] = fmav<T>(v, load(y1p + r * W<T>), a[r]), b[r] = fmav<T>(v, load(y2p + r * W<T>), b[r]);
+    });
+  };
+  int64_t j = 0;
+  for (; j + L <= n; j += L) step(x + j, nullptr, nullptr, Dot ? y1 + j : nullptr, Dot ? y2 + j : nullptr);
+  if (j < n) {
+    const int t = int(n - j);
+    const tail_block<T> xs(x + j, t, T(-0.0)), xh(x + j, t, T(-__builtin_inf())), xl(x + j, t, T(__builtin_inf()));
+    if constexpr (Dot) step(xs.v, xh.v, xl.v, tail_block<T>(y1 + j, t, T(0)).v, tail_block<T>(y2 + j, t, T(0)).v);
+    else step(xs.v, xh.v, xl.v, nullptr, nullptr);
   }
   finish_stats<T>(s, hi, lo, sum, max, min);
   if constexpr (Dot) *d1 = fold<T>(a), *d2 = fold<T>(b);
@@ -196,19 +277,20 @@ template <class T>
 void sums_and_column(const T* __restrict x, const T* __restrict w, int64_t n, T* s, T* sw, T* __restrict col) {
   constexpr int L = reduction_lanes<T>;
   reg<T> a[R<T>] = {}, b[R<T>] = {};
+  // cp: the block's column sums, or null for a tail (added element by element).
+  const auto step = [&](const T* xp, const T* wp, T* cp) {
+    each<R<T>>([&](auto r) {
+      const reg<T> v = once<T>(load(xp + r * W<T>));
+      a[r] += v, b[r] = fmav<T>(load(wp + r * W<T>), v, b[r]);
+      if (cp) store(cp + r * W<T>, load(cp + r * W<T>) + v);
+    });
+  };
   int64_t j = 0;
-  for (; j + L <= n; j += L) {
-#pragma GCC unroll 16
-    for (int r = 0; r < R<T>; ++r) {
-      const int64_t o = j + r * W<T>;
-      const reg<T> v = load(x + o);
-      a[r] += v, b[r] = fmav<T>(load(w + o), v, b[r]);
-      store(col + o, load(col + o) + v);
-    }
-  }
-  for (int l = 0; l < int(n - j); ++l) {
-    const int q = l / W<T>, p = l % W<T>;
-    a[q][p] += x[j + l], b[q][p] = fma_of(w[j + l], x[j + l], b[q][p]), col[j + l] += x[j + l];
+  for (; j + L <= n; j += L) step(x + j, w + j, col + j);
+  if (j < n) {
+    const int t = int(n - j);
+    step(tail_block<T>(x + j, t, T(-0.0)).v, tail_block<T>(w + j, t, T(0)).v, nullptr);
+    for (int l = 0; l < t; ++l) col[j + l] += x[j + l];
   }
   *s = fold<T>(a), *sw = fold<T>(b);
 }
