@@ -251,7 +251,12 @@ void stats_body(const T* __restrict x, const T* __restrict y1, const T* __restri
     });
   };
   int64_t j = 0;
-  for (; j + L <= n; j += L) step(x + j, nullptr, nullptr, Dot ? y1 + j : nullptr, Dot ? y2 + j : nullptr);
+  for (; j + L <= n; j += L) {
+    // A's rows come from L3 or memory (the checks read A once, row after
+    // row): each line is asked for 2 KiB ahead, which runs into the next row.
+    for (int b = 0; b < L * int(sizeof(T)); b += 64) __builtin_prefetch(reinterpret_cast<const char*>(x + j) + 2048 + b);
+    step(x + j, nullptr, nullptr, Dot ? y1 + j : nullptr, Dot ? y2 + j : nullptr);
+  }
   if (j < n) {
     const int t = int(n - j);
     const tail_block<T> xs(x + j, t, T(-0.0)), xh(x + j, t, T(-__builtin_inf())), xl(x + j, t, T(__builtin_inf()));
