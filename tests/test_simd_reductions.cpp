@@ -5,6 +5,7 @@
 // Odd lengths included (tails of every size, 257, 513, 1000).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -99,6 +100,22 @@ void check_level(sdc::simd_level level) {
     for (int64_t j = 0; j < n; ++j) col_ref[size_t(j)] += x[size_t(j)];
     EXPECT_TRUE(same(cs, s) && same(csw, sw));
     EXPECT_EQ(col, col_ref);
+    // Two rows at once (x and z, ld apart): each row's sums as above, the
+    // column sums with x's adds, then z's.
+    const int64_t ld2 = n + 5;
+    std::vector<T> xz = data<T>(ld2 + n, 11);
+    std::copy(x.begin(), x.end(), xz.begin());
+    const T* z = xz.data() + ld2;
+    T zs = -1, zsw = -1, s2[2] = {-1, -1}, sw2[2] = {-1, -1};
+    k.sum_and_weighted(z, w.data(), n, &zs, &zsw);
+    std::vector<T> col2 = data<T>(n, 5), col2_ref = col2;
+    k.sums_and_column2(xz.data(), ld2, w.data(), n, s2, sw2, col2.data());
+    for (int64_t j = 0; j < n; ++j) col2_ref[size_t(j)] = (col2_ref[size_t(j)] + x[size_t(j)]) + z[j];
+    EXPECT_TRUE(same(s2[0], s) && same(sw2[0], sw) && same(s2[1], zs) && same(sw2[1], zsw));
+    EXPECT_EQ(col2, col2_ref);
+    s2[0] = s2[1] = sw2[0] = sw2[1] = -1;
+    k.sums_and_column2(xz.data(), ld2, w.data(), n, s2, sw2, nullptr);  // no column sums
+    EXPECT_TRUE(same(s2[0], s) && same(sw2[0], sw) && same(s2[1], zs) && same(sw2[1], zsw));
     // Column references over rows of a matrix, in row order: the scalar loops' bits.
     const int64_t rows = 5, ld = n + 3;
     const auto m = data<T>(rows * ld, 6), a1 = data<T>(rows, 7), a2 = data<T>(rows, 8);
@@ -170,6 +187,9 @@ void check_signed_zero_tails(sdc::simd_level l) {
     T cs = 1, csw = 1;
     k.sums_and_column(x.data(), w.data(), n, &cs, &csw, col.data());
     EXPECT_TRUE(same(csw, sw));
+    T s2[2] = {1, 1}, sw2[2] = {1, 1};
+    k.sums_and_column2(x.data(), 0, w.data(), n, s2, sw2, col.data());  // the same row twice
+    EXPECT_TRUE(same(sw2[0], sw) && same(sw2[1], sw));
     double sum = 1, mx = 0, mn = 0;
     k.sum_max_min(zeros.data(), n, &sum, &mx, &mn);
     EXPECT_TRUE(same(T(sum), lane_order<T>(n, [&](T a, int64_t j) { return T(a + zeros[size_t(j)]); })));

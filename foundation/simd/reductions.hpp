@@ -47,6 +47,11 @@ struct reduction_kernels {
   // bits as a sequential column sum over the rows): a row of C read once
   // for its row checksums and its share of the column checksums.
   void (*sums_and_column)(const T* x, const T* w, int64_t n, T* s, T* sw, T* col);
+  // Two rows, x and x + ld, at once (w read once for both): s[0], sw[0] and
+  // s[1], sw[1] are sum_and_weighted's of each row; unless col is null,
+  // col[j] = (col[j] + x[j]) + x[ld + j], the two rows' adds in order. The
+  // bits of two calls of sums_and_column (or sum_and_weighted) row by row.
+  void (*sums_and_column2)(const T* x, int64_t ld, const T* w, int64_t n, T* s, T* sw, T* col);
   // For r = 0 .. rows-1 in order, j < n: y1[j] = fma(a1[r], x[r ld + j], y1[j])
   // and y2[j] = fma(a2[r], x[r ld + j], y2[j]): elementwise, so the same bits
   // as the scalar loops, with y1 and y2 read and written once per call.

@@ -301,6 +301,30 @@ void sums_and_column(const T* __restrict x, const T* __restrict w, int64_t n, T*
 }
 
 template <class T>
+void sums_and_column2(const T* __restrict x, int64_t ld, const T* __restrict w, int64_t n, T* s, T* sw, T* __restrict col) {
+  constexpr int L = reduction_lanes<T>;
+  const T* const x1 = x + ld;
+  reg<T> a0[R<T>] = {}, b0[R<T>] = {}, a1[R<T>] = {}, b1[R<T>] = {};
+  const auto step = [&](const T* p0, const T* p1, const T* wp, T* cp) {
+    each<R<T>>([&](auto r) {
+      const reg<T> v0 = once<T>(load(p0 + r * W<T>)), v1 = once<T>(load(p1 + r * W<T>)), u = once<T>(load(wp + r * W<T>));
+      a0[r] += v0, b0[r] = fmav<T>(u, v0, b0[r]);
+      a1[r] += v1, b1[r] = fmav<T>(u, v1, b1[r]);
+      if (cp) store(cp + r * W<T>, (load(cp + r * W<T>) + v0) + v1);
+    });
+  };
+  int64_t j = 0;
+  for (; j + L <= n; j += L) step(x + j, x1 + j, w + j, col ? col + j : nullptr);
+  if (j < n) {
+    const int t = int(n - j);
+    step(tail_block<T>(x + j, t, T(-0.0)).v, tail_block<T>(x1 + j, t, T(-0.0)).v, tail_block<T>(w + j, t, T(0)).v, nullptr);
+    if (col)
+      for (int l = 0; l < t; ++l) col[j + l] = (col[j + l] + x[j + l]) + x1[j + l];
+  }
+  s[0] = fold<T>(a0), sw[0] = fold<T>(b0), s[1] = fold<T>(a1), sw[1] = fold<T>(b1);
+}
+
+template <class T>
 void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restrict x, int64_t ld, int64_t rows, int64_t n,
                 T* __restrict y1, T* __restrict y2) {
   int64_t j = 0;
@@ -322,9 +346,9 @@ extern const reduction_kernels<float> kernels_f32;
 extern const reduction_kernels<double> kernels_f64;
 const reduction_kernels<float> kernels_f32 = {&sum<float>,         &sum_and_weighted<float>, &dot2<float>,
                                              &sum_max_min<float>, &dot2_sum_max_min<float>, &sums_and_column<float>,
-                                             &axpy2_rows<float>};
+                                             &sums_and_column2<float>, &axpy2_rows<float>};
 const reduction_kernels<double> kernels_f64 = {&sum<double>,         &sum_and_weighted<double>, &dot2<double>,
                                                &sum_max_min<double>, &dot2_sum_max_min<double>, &sums_and_column<double>,
-                                               &axpy2_rows<double>};
+                                               &sums_and_column2<double>, &axpy2_rows<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

@@ -89,17 +89,24 @@ struct whole_rows {
     else
       w.red->dot2(row, w.spec->br1, w.spec->br2, w.k, &o.row_ref[r], &o.row_ref2[r]);
   }
+  // Rows two at a time (sums_and_column2: w read once for both, the column
+  // sums read and written once per pair), never across a cascade block's
+  // end; the bits of sums_and_column (or sum_and_weighted) row by row.
   static void c_rows(void* p, int64_t i0, int64_t rows) {
     const auto& w = *static_cast<const whole_rows*>(p);
-    for (int64_t i = i0; i < i0 + rows; ++i) {
+    for (int64_t i = i0; i < i0 + rows;) {
+      T* const col = w.col ? w.col->block() : nullptr;  // a block's end swaps the storage
       T* s1 = &w.out->s1[size_t(i)];
       T* s2 = &w.out->s2[size_t(i)];
-      if (!w.col) {
+      const bool pair = i + 1 < i0 + rows && (i + 1) % k_block_rows != 0;
+      if (pair)
+        w.red->sums_and_column2(w.C + i * w.n, w.n, w.spec->wn, w.n, s1, s2, col);
+      else if (col)
+        w.red->sums_and_column(w.C + i * w.n, w.spec->wn, w.n, s1, s2, col);
+      else
         w.red->sum_and_weighted(w.C + i * w.n, w.spec->wn, w.n, s1, s2);
-        continue;
-      }
-      w.red->sums_and_column(w.C + i * w.n, w.spec->wn, w.n, s1, s2, w.col->block());
-      w.col->row_done(i, w.m);
+      for (const int64_t e = i + (pair ? 2 : 1); i < e; ++i)
+        if (w.col) w.col->row_done(i, w.m);
     }
   }
 };
