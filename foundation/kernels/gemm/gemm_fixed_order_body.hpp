@@ -2,10 +2,11 @@
 // SIMD level by gemm_fixed_order_{scalar,avx2,avx512}.cpp with that level's
 // flags (CMakeLists.txt) and inside its namespace SDC_KERNEL_NS; simd.hpp
 // picks the registers from the flags. Loop nest after GotoBLAS/BLIS: jc (NC
-// columns) > pc (KC depth, packed B) > ic (MC rows, packed A) > ir (MR) > jr
-// (NR) > micro-kernel: as in BLIS's kernels for AVX-512 CPUs, the broadcast
-// side's micro-panel (MR rows of A, 13 KB) stays in L1 while the vector side
-// (packed B) streams past it. K is never split across two accumulators, so each
+// columns) > pc (KC depth, packed B) > ic (MC rows, packed A) > jb (NB
+// columns of packed B, in L2) > ir (MR) > jr (NR) > micro-kernel: as in
+// BLIS's kernels for AVX-512 CPUs, the broadcast side's micro-panel (MR rows
+// of A, 13 KB) stays in L1 while the vector side (packed B) streams past it,
+// from L2. K is never split across two accumulators, so each
 // element's sum runs over k in order exactly as in gemm_reference; the
 // micro-kernel carries the accumulator from one KC chunk to the next through
 // C, which holds it at full accumulator precision. No library templates and
@@ -23,6 +24,7 @@ namespace {
 template <class T, bool Checked>
 void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
+  static_assert(k_nb<T> % nr == 0 && k_nc<T> % k_nb<T> == 0, "B's sub-blocks are whole panels, and tile a column block");
   const int64_t kc_max = kc_for(block), as = a_stride_for(block);
   T* const bpack = work;
   T* const apack = work + kc_max * (k_nc<T> + nr);
@@ -47,10 +49,12 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
         } else {
           pack_a(A, s.k, ic, mc, pc, kc, as, apack);
         }
+        for (int64_t jb = 0; jb < nc; jb += k_nb<T>) {
+        const int64_t jb_end = min_of(nc, jb + k_nb<T>);
         for (int64_t ir = 0; ir < mc; ir += k_mr) {
           const int rows = int(min_of<int64_t>(k_mr, mc - ir));
           const T* ap = apack + (ir / k_mr) * as * k_mr;
-          for (int64_t jr = 0; jr < nc; jr += nr) {
+          for (int64_t jr = jb; jr < jb_end; jr += nr) {
             const int cols = int(min_of<int64_t>(nr, nc - jr));
             const T* bp = bpack + (jr / nr) * kc * nr;
             T* c = C + (ic + ir) * s.n + jc + jr;
@@ -77,8 +81,9 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
             if constexpr (Checked)
               if (last && !io->c_rows) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
           }
-          if constexpr (Checked)
-            if (last && io->c_rows && jc + nc == s.n) io->c_rows(io->ctx, ic + ir, rows);  // these rows of C are final
+          if constexpr (Checked)  // these rows of C are final
+            if (last && io->c_rows && jc + nc == s.n && jb_end == nc) io->c_rows(io->ctx, ic + ir, rows);
+        }
         }
       }
     }

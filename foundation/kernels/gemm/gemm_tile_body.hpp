@@ -33,6 +33,12 @@ constexpr int64_t k_a_pad = 16;
 // cost 3 % of the GEMM (results/bench/vabft_overhead.txt).
 template <class T>
 constexpr int64_t k_nc = (int64_t(4) << 20) / (k_kc * int64_t(sizeof(T)));
+// Within a column block, A's micro-panels take B a sub-block at a time:
+// KC x NB of packed B (512 KiB) stays in L2 while the MC / MR micro-panels of
+// A stream it past, so it is read from L3 once per block of A's rows, not
+// once per micro-panel (MC / MR = 8 times).
+template <class T>
+constexpr int64_t k_nb = (int64_t(512) << 10) / (k_kc * int64_t(sizeof(T)));
 
 // Packing reads A and B from memory once: it asks for the row k_ahead rows on
 // (a prefetch never faults, so past the end is harmless). A's rows are 12 on:
