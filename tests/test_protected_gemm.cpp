@@ -8,8 +8,8 @@
 //   - through a detector, protected_gemm's verdict and explain() equal
 //     verify()'s on the same C, clean and with a corrupted row of A or
 //     column of B, for 001's policies that have a fused form;
-// on odd shapes: edge tiles, several depth chunks (k > 256), several column
-// blocks (n > 4096 fp32, 2048 fp64), depth chunks that are not a whole number of lanes
+// on odd shapes: edge tiles, several depth chunks (k > 512 fp32, 256 fp64),
+// several column blocks (n > 4096 fp32, 2048 fp64), depth chunks that are not a whole number of lanes
 // (kblock(24)), values with signed zeros.
 #include <gtest/gtest.h>
 
@@ -86,15 +86,15 @@ void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* w
   for (size_t e = 0; e < a.size(); ++e) ASSERT_EQ(bits(a[e]), bits(b[e])) << what << "[" << e << "]: " << a[e] << " vs " << b[e];
 }
 
-// {m, n, k}. A's rows are always whole (K within one 256-deep chunk or
-// several: 259, 300, 513, 520); both ways the kernel takes C's sums: whole
+// {m, n, k}. A's rows are always whole (K within one depth chunk or several:
+// 513, 520 and 700; 259 and 300 too for fp64); both ways the kernel takes C's sums: whole
 // rows by the separate check's row kernels where N fits one column block
 // (4096 fp32 columns, 2048 fp64), lanes from the tiles otherwise (N = 4103,
 // 4110; 2050 for fp64). And the shapes where no tile runs (K = 0: C and its
 // sums are zero; N = 0).
 const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259}, {13, 4103, 300},
                                {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},  {48, 96, 520},  {30, 4110, 40},
-                               {4, 4100, 0},  {4, 9, 0},     {4, 0, 9},     {13, 1031, 300}};
+                               {4, 4100, 0},  {4, 9, 0},     {4, 0, 9},     {13, 1031, 300}, {9, 70, 700}};
 
 template <class T>
 void sums_at_every_level() {
@@ -103,6 +103,9 @@ void sums_at_every_level() {
     const int64_t block = fixed_order_kernels_for<T>(l).column_block;
     EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > 0 && s.n > block; }))
         << "no shape wider than the " << block << "-column block";
+    const int64_t chunk = fixed_order_kernels_for<T>(l).depth_chunk;
+    EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > chunk; }))
+        << "no shape deeper than the " << chunk << "-deep chunk";
   }
   for (const gemm_shape& s : k_shapes)
     for (const char* order : {"sequential", "kblock(16)", "kblock(24)"}) {

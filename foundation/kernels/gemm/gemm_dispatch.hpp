@@ -45,6 +45,8 @@ struct fixed_order_kernels {
   void (*blocked_checked)(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io);
   // The columns one column block of `blocked` covers: where c_rows applies.
   int64_t column_block;
+  // The depth of one chunk of the sequential order (tests cover several).
+  int64_t depth_chunk;
 };
 // The levels a column cascade over `rows` rows needs (blocks of 8 rows,
 // column_cascade.hpp's k_block_rows): at least the bits of the block count.

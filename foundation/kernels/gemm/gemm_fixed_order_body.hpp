@@ -25,7 +25,7 @@ template <class T, bool Checked>
 void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
   static_assert(k_nb<T> % nr == 0 && k_nc<T> % k_nb<T> == 0, "B's sub-blocks are whole panels, and tile a column block");
-  const int64_t kc_max = kc_for(block), as = a_stride_for(block);
+  const int64_t kc_max = kc_for<T>(block), as = a_stride_for<T>(block);
   T* const bpack = work;
   T* const apack = work + kc_max * (k_nc<T> + nr);
   T tile[k_mr * nr];
@@ -143,8 +143,8 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 extern const fixed_order_kernels<float> gemm_kernels_f32;
 extern const fixed_order_kernels<double> gemm_kernels_f64;
 const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
-                                                     &blocked_gemm_checked<float>, k_nc<float>};
+                                                     &blocked_gemm_checked<float>, k_nc<float>, k_kc<float>};
 const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
-                                                      &blocked_gemm_checked<double>, k_nc<double>};
+                                                      &blocked_gemm_checked<double>, k_nc<double>, k_kc<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS

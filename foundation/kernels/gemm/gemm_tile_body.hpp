@@ -23,22 +23,27 @@ inline T max_of(T a, T b) { return a < b ? b : a; }
 constexpr int k_mr = simd::ops<float>::width >= 16 ? 12 : 6;
 constexpr int k_half = 6;  // rows a k-block tile runs at once (its partial sums double the registers)
 constexpr int64_t k_mc = 96;
-constexpr int64_t k_kc = 256;
+// The depth of a chunk: 2 KiB of a row of A (512 fp32, 256 fp64), so that
+// A's micro-panel (12 such rows, 25 KiB) stays in L1 beside the stream of
+// packed B. C's tiles are read and written once per chunk: fp32's chunk of
+// 256 read them twice as often (results/bench/vabft_overhead.txt).
+template <class T>
+constexpr int64_t k_kc = int64_t(2048) / int64_t(sizeof(T));
 // A packed panel's row stride is KC and one cache line more, so that its rows
 // fall in different L1 sets.
 constexpr int64_t k_a_pad = 16;
-// A column block: its packed B (KC x NC, 4 MiB) streams from L3 past each
-// micro-panel of A, so A is packed once per 4096 (fp32) or 2048 (fp64)
-// columns, not once per 1024: at n = 4096 packing A four times from memory
-// cost 3 % of the GEMM (results/bench/vabft_overhead.txt).
+// A column block: 4096 fp32 or 2048 fp64 columns (its packed B, KC x NC, is
+// 8 or 4 MiB, in L3), so A is packed once per 4096 or 2048 columns, not once
+// per 1024: at n = 4096 packing A four times from memory cost 3 % of the
+// GEMM (results/bench/vabft_overhead.txt).
 template <class T>
-constexpr int64_t k_nc = (int64_t(4) << 20) / (k_kc * int64_t(sizeof(T)));
+constexpr int64_t k_nc = (int64_t(16) << 10) / int64_t(sizeof(T));
 // Within a column block, A's micro-panels take B a sub-block at a time:
 // KC x NB of packed B (512 KiB) stays in L2 while the MC / MR micro-panels of
 // A stream it past, so it is read from L3 once per block of A's rows, not
 // once per micro-panel (MC / MR = 8 times).
 template <class T>
-constexpr int64_t k_nb = (int64_t(512) << 10) / (k_kc * int64_t(sizeof(T)));
+constexpr int64_t k_nb = (int64_t(512) << 10) / (k_kc<T> * int64_t(sizeof(T)));
 
 // Packing reads A and B from memory once: it asks for the row k_ahead rows on
 // (a prefetch never faults, so past the end is harmless). A's rows are 12 on:
@@ -164,18 +169,20 @@ struct no_epilogue {
 template <class T, class Epi = no_epilogue>
 void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
                   const Epi& epi = {}) {
-  if (block == 0) return micro_rows<k_mr, k_kc + k_a_pad>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
+  if (block == 0) return micro_rows<k_mr, k_kc<T> + k_a_pad>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
   for (int r0 = 0; r0 < k_mr; r0 += k_half)
     micro_rows<k_half, 0>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
 }
 
 // KC must hold whole k-blocks so that block boundaries never straddle a chunk.
-inline int64_t kc_for(int64_t block) { return block == 0 ? k_kc : max_of<int64_t>(1, k_kc / block) * block; }
-inline int64_t a_stride_for(int64_t block) { return kc_for(block) + k_a_pad; }
+template <class T>
+int64_t kc_for(int64_t block) { return block == 0 ? k_kc<T> : max_of<int64_t>(1, k_kc<T> / block) * block; }
+template <class T>
+int64_t a_stride_for(int64_t block) { return kc_for<T>(block) + k_a_pad; }
 
 template <class T>
 int64_t blocked_workspace(int64_t block) {
-  return kc_for(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for(block) * (k_mc + k_mr);
+  return kc_for<T>(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for<T>(block) * (k_mc + k_mr);
 }
 
 }  // namespace
