@@ -8,7 +8,9 @@
 // run after its first, in caches the first warmed).
 #pragma once
 #include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,6 +19,25 @@
 #include <vector>
 
 namespace sdc::bench {
+
+// A 95 % confidence interval for the median of the population x was drawn
+// from, distribution-free: the order statistics x_(k) and x_(n+1-k) (1-based)
+// for the largest k with P(Binomial(n, 1/2) < k) <= 0.025, which cover the
+// median with probability >= 95 % whatever the distribution. NaNs (not
+// computed) below 6 values, where even [min, max] covers less than 95 %. For
+// timings it speaks for one run's iterations only: between runs on a shared
+// machine a ratio moves by more (results/bench/vabft_overhead.txt).
+inline std::pair<double, double> median_ci95(std::vector<double> x) {
+  const size_t n = x.size();
+  size_t k = 0;  // P(B < k + 1) = cdf(k)
+  if (n > 0) {
+    const boost::math::binomial_distribution<double> half(double(n), 0.5);
+    while (k + 1 <= n / 2 && boost::math::cdf(half, double(k)) <= 0.025) ++k;
+  }
+  if (k == 0) return {std::nan(""), std::nan("")};
+  std::sort(x.begin(), x.end());
+  return {x[k - 1], x[n - k]};
+}
 
 class paired_timer {
  public:
@@ -76,6 +97,10 @@ class paired_timer {
     std::sort(r.begin(), r.end());
     auto at = [&](double q) { return r[size_t(q * double(r.size() - 1) + 0.5)]; };
     return {at(0.05), at(0.95)};
+  }
+  // median_ci95 of the per-iteration ratios time(v) / the fastest of `bases`.
+  std::pair<double, double> median_ci_to_fastest(size_t v, const std::vector<size_t>& bases) const {
+    return median_ci95(ratios_to_fastest(v, bases));
   }
   size_t iterations() const { return samples_.empty() ? 0 : samples_[0].size(); }
   // Median over iterations of (time(a) - time(b)) / time(base): what a costs

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <boost/random/normal_distribution.hpp>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <vector>
@@ -144,7 +145,7 @@ void register_all(const char* type) {
       for (auto _ : st) timer.measure(variants, i++);
     });
     b->Unit(benchmark::kMillisecond);
-    if (p.s.m >= 2048) b->Iterations(p.s.m >= 4096 ? 5 : 9);
+    if (p.s.m >= 2048) b->Iterations(p.s.m >= 4096 ? 6 : 9);  // 6: the fewest with a 95 % interval of a median
     else b->MinTime(0.5);
   }
 }
@@ -160,11 +161,13 @@ void report(const char* type) {
     const double limit = t.median(read_c) + t.median(gemv);
     const std::string won = fmt::format("{:.0f}/{:.0f}/{}", 100 * t.fastest_share(openblas, bases), 100 * t.fastest_share(ours, bases),
                                         bases.size() > 2 ? fmt::format("{:.0f}", 100 * t.fastest_share(onednn, bases)) : std::string("-"));
-    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>11} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}% {:>9.3f} {:>9.3f} {:>9.3f}\n",
+    const auto [plo, phi] = t.median_ci_to_fastest(protect, bases);
+    const std::string ci = std::isnan(plo) ? std::string("-") : fmt::format("{:.3f}-{:.3f}", plo, phi);
+    fmt::print("{:<5} {:<18} {:>5} {:>9.3f} {:>11} {:>7.1f}% {:>6.1f}%..{:>4.1f}% {:>8.3f} {:>8.3f} {:>7.2f} {:>8.1f}% {:>8.2f} {:>8.1f}% {:>7.1f}% {:>9.3f} {:>11} {:>9.3f} {:>9.3f}\n",
                type, p.name, t.iterations(), t.median_fastest(bases) * 1e3, won, 100 * t.median_ratio_to_fastest(check, bases), 100 * (lo - 1),
                100 * (hi - 1), t.median(check) * 1e3, limit * 1e3, t.median(check) / limit, 100 * t.median_ratio_to_fastest(check_rows, bases),
                t.median(check_rows) / limit, 100 * t.median_ratio_to_fastest(encode, bases), 100 * t.median(openblas) / t.median(ours),
-               t.median_ratio_to_fastest(protect, bases), t.median_ratio_to_fastest(protect_rows, bases), t.median_ratio(protect, ours));
+               t.median_ratio_to_fastest(protect, bases), ci, t.median_ratio_to_fastest(protect_rows, bases), t.median_ratio(protect, ours));
   }
 }
 
@@ -183,11 +186,12 @@ int main(int argc, char** argv) {
              "plain read of C plus the GEMV A (B e) (OpenBLAS); ours: our fixed-order kernel's speed as a share of OpenBLAS's.\n"
              "protected: our fixed-order GEMM with the check fused (foundation/kernels/gemm/gemm_check_sums.hpp: its sums\n"
              "taken as it packs A and B and as each tile of C is finished) plus thresholds and verdict, as a multiple of\n"
-             "the fastest plain GEMM's time (goal <= 1.03 at n >= 1024, <= 1.05 at 512); rows and columns, and rows only;\n"
+             "the fastest plain GEMM's time (goal <= 1.03 at n >= 1024, <= 1.05 at 512); rows and columns (95 %: a\n"
+             "distribution-free 95 % interval of that median over this run's iterations, '-' below 6), and rows only;\n"
              "/ours: the protected GEMM over our plain kernel (what the fusion itself costs).\n");
-  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9} {:>9}\n", "type", "problem",
-             "iters", "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode", "ours",
-             "protected", "prot.rows", "/ours");
+  fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>11} {:>9} {:>9}\n", "type",
+             "problem", "iters", "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode",
+             "ours", "protected", "95 %", "prot.rows", "/ours");
   report<float>("f32");
   report<double>("f64");
   benchmark::Shutdown();
