@@ -105,8 +105,11 @@ struct whole_rows {
         w.red->sums_and_column(w.C + i * w.n, w.spec->wn, w.n, s1, s2, col);
       else
         w.red->sum_and_weighted(w.C + i * w.n, w.spec->wn, w.n, s1, s2);
-      for (const int64_t e = i + (pair ? 2 : 1); i < e; ++i)
-        if (w.col) w.col->row_done(i, w.m);
+      if (w.col) {
+        w.col->row_done(i, w.m);
+        if (pair) w.col->row_done(i + 1, w.m);
+      }
+      i += pair ? 2 : 1;
     }
   }
 };

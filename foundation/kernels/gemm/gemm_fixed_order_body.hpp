@@ -5,7 +5,7 @@
 // columns) > pc (KC depth, packed B) > ic (MC rows, packed A) > jb (NB
 // columns of packed B, in L2) > ir (MR) > jr (NR) > micro-kernel: as in
 // BLIS's kernels for AVX-512 CPUs, the broadcast side's micro-panel (MR rows
-// of A, 13 KB) stays in L1 while the vector side (packed B) streams past it,
+// of A, 25 KB) stays in L1 while the vector side (packed B) streams past it,
 // from L2. K is never split across two accumulators, so each
 // element's sum runs over k in order exactly as in gemm_reference; the
 // micro-kernel carries the accumulator from one KC chunk to the next through
@@ -50,40 +50,40 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
           pack_a(A, s.k, ic, mc, pc, kc, as, apack);
         }
         for (int64_t jb = 0; jb < nc; jb += k_nb<T>) {
-        const int64_t jb_end = min_of(nc, jb + k_nb<T>);
-        for (int64_t ir = 0; ir < mc; ir += k_mr) {
-          const int rows = int(min_of<int64_t>(k_mr, mc - ir));
-          const T* ap = apack + (ir / k_mr) * as * k_mr;
-          for (int64_t jr = jb; jr < jb_end; jr += nr) {
-            const int cols = int(min_of<int64_t>(nr, nc - jr));
-            const T* bp = bpack + (jr / nr) * kc * nr;
-            T* c = C + (ic + ir) * s.n + jc + jr;
-            if (rows == k_mr && cols == nr) {
-              if constexpr (Checked) {
-                if (last && !io->c_rows) {  // the tile's sums from its registers
-                  const int64_t i0 = ic + ir, j0 = jc + jr;
-                  micro_kernel(kc, ap, as, bp, c, s.n, first, block,
-                               [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
-                  continue;
+          const int64_t jb_end = min_of(nc, jb + k_nb<T>);
+          for (int64_t ir = 0; ir < mc; ir += k_mr) {
+            const int rows = int(min_of<int64_t>(k_mr, mc - ir));
+            const T* ap = apack + (ir / k_mr) * as * k_mr;
+            for (int64_t jr = jb; jr < jb_end; jr += nr) {
+              const int cols = int(min_of<int64_t>(nr, nc - jr));
+              const T* bp = bpack + (jr / nr) * kc * nr;
+              T* c = C + (ic + ir) * s.n + jc + jr;
+              if (rows == k_mr && cols == nr) {
+                if constexpr (Checked) {
+                  if (last && !io->c_rows) {  // the tile's sums from its registers
+                    const int64_t i0 = ic + ir, j0 = jc + jr;
+                    micro_kernel(kc, ap, as, bp, c, s.n, first, block,
+                                 [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
+                    continue;
+                  }
                 }
+                micro_kernel(kc, ap, as, bp, c, s.n, first, block);
+                continue;
               }
-              micro_kernel(kc, ap, as, bp, c, s.n, first, block);
-              continue;
-            }
-            // Edge tile: run on a full local tile, copy the valid part back.
-            for (int e = 0; e < k_mr * nr; ++e) tile[e] = T(0);
-            if (!first)
+              // Edge tile: run on a full local tile, copy the valid part back.
+              for (int e = 0; e < k_mr * nr; ++e) tile[e] = T(0);
+              if (!first)
+                for (int r = 0; r < rows; ++r)
+                  for (int cc = 0; cc < cols; ++cc) tile[r * nr + cc] = c[r * s.n + cc];
+              micro_kernel(kc, ap, as, bp, tile, nr, first, block);
               for (int r = 0; r < rows; ++r)
-                for (int cc = 0; cc < cols; ++cc) tile[r * nr + cc] = c[r * s.n + cc];
-            micro_kernel(kc, ap, as, bp, tile, nr, first, block);
-            for (int r = 0; r < rows; ++r)
-              for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
-            if constexpr (Checked)
-              if (last && !io->c_rows) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
+                for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
+              if constexpr (Checked)
+                if (last && !io->c_rows) tile_sums(tile, nr, ic + ir, jc + jr, rows, cols, s.m, s.n, *io);
+            }
+            if constexpr (Checked)  // these rows of C are final
+              if (last && io->c_rows && jc + nc == s.n && jb_end == nc) io->c_rows(io->ctx, ic + ir, rows);
           }
-          if constexpr (Checked)  // these rows of C are final
-            if (last && io->c_rows && jc + nc == s.n && jb_end == nc) io->c_rows(io->ctx, ic + ir, rows);
-        }
         }
       }
     }
