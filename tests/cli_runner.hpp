@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scratch.hpp"
+
 namespace sdc::testing {
 
 struct cli_result {
@@ -57,14 +59,6 @@ inline cli_result run_mpirun(int np, const std::string& args) {
 inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
-}
-
-// A fresh scratch folder per test.
-inline std::string scratch_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("sdcbench-test-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d.string();
 }
 
 inline std::string test_data(const std::string& rel) { return std::string(SDCBENCH_TEST_DATA) + "/" + rel; }

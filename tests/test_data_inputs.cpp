@@ -8,6 +8,7 @@
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"
 #include "foundation/random/distributions.hpp"
+#include "scratch.hpp"
 
 using namespace sdc;
 
@@ -74,8 +75,7 @@ TEST(Distributions, CanonicalTextAndRanges) {
 }
 
 TEST(Npy, RoundTripAndErrors) {
-  const auto dir = std::filesystem::temp_directory_path() / "sdcbench-npy-test";
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = sdc::testing::scratch_dir("npy");
   const std::string p = (dir / "m.npy").string();
   const float vals[6] = {1.5f, -2.0f, 0.25f, 3.0f, 1e-3f, -7.0f};
   write_npy(p, "<f4", {2, 3}, vals, sizeof vals);

@@ -14,6 +14,7 @@
 #include "harness/campaign/engine.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/results/result_set.hpp"
+#include "scratch.hpp"
 
 namespace sdc {
 namespace {
@@ -143,7 +144,7 @@ const bool registered = [] {
   return register_detector(b);
 }();
 
-const std::filesystem::path k_dir = std::filesystem::temp_directory_path() / "sdcbench-test-episodes";
+const std::filesystem::path k_dir = sdc::testing::scratch_dir("episodes");
 
 std::string write_suite() {
   std::filesystem::create_directories(k_dir);

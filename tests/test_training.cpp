@@ -14,6 +14,7 @@
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "workloads/training/training_run.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -21,7 +22,8 @@ using namespace sdc::train;
 namespace fs = std::filesystem;
 
 std::string temp_file(const std::string& name, const std::string& text) {
-  const fs::path p = fs::temp_directory_path() / ("sdcbench_test_training_" + name);
+  static const fs::path dir = sdc::testing::scratch_dir("training");
+  const fs::path p = dir / name;
   std::ofstream(p) << text;
   return p.string();
 }
@@ -275,7 +277,7 @@ TEST(TrainingCheckpoint, RoundTripsAndRefusesAnotherConfigurationOrABrokenFile) 
   m.layers = 1, m.width = 16, m.heads = 2, m.seq = 8;
   replica r = fresh_replica(m, 4);
   r.step = 17;
-  const std::string path = (fs::temp_directory_path() / "sdcbench_test_ckpt.pt").string();
+  const std::string path = (fs::path(sdc::testing::scratch_dir("ckpt")) / "ckpt.pt").string();
   save_checkpoint(r, path, "abc");
   const replica back = load_checkpoint(m, path, "abc");
   EXPECT_EQ(back.step, 17);
@@ -315,7 +317,7 @@ TEST(TrainingFineTune, FromThePretrainedCheckpointTheResponseLossDrops) {
   train_config c;
   c.model.layers = 1, c.model.width = 48, c.model.heads = 4, c.model.seq = 96;
   c.pretrain.corpus = corpus, c.pretrain.steps = 60, c.pretrain.batch = 8, c.pretrain.optim.total = 60;
-  c.cache_dir = (fs::temp_directory_path() / "sdcbench_test_cache").string();
+  c.cache_dir = (fs::path(sdc::testing::scratch_dir("cache")) / "cache").string();
   c.dp.ranks = 2, c.dp.micro_batch = 8;
   c.steps = 60, c.optim.total = 60;
   c.examples = 1000, c.eval_examples = 32;

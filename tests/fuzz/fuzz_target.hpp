@@ -14,16 +14,14 @@
 #include <string>
 
 #include "foundation/errors.hpp"
+#include "tests/scratch.hpp"
 
 namespace sdc::fuzz {
 
-// A folder of this process's own under the temporary directory.
+// A folder of this process's own under the temporary directory, removed when
+// libFuzzer exits normally (a crash keeps it, with the input that crashed).
 inline const std::string& scratch_dir() {
-  static const std::string dir = [] {
-    const auto d = std::filesystem::temp_directory_path() / ("sdcbench-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d.string();
-  }();
+  static const std::string dir = sdc::testing::scratch_registry().make("sdcbench", "fuzz");
   return dir;
 }
 
