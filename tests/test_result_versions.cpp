@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "cli_runner.hpp"
+#include "harness/results/cell_key.hpp"
+#include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
 
 namespace {
@@ -153,6 +155,34 @@ TEST(ResultVersions, ValidateRefusesSeriesShapedScalarsAndRaggedSeries) {
   json no_number = good;
   no_number["recordings"][0]["series"][0]["clean"]["nan"][0] = no_number["recordings"][0]["series"][0]["clean"]["count"][0];
   EXPECT_NE(first_problem(no_number).find("must be null"), std::string::npos) << first_problem(no_number);
+}
+
+// A cell's key as the suite writes it, and keys no run writes: a part
+// without '=' once made `show` loop for ever (fuzz target `result`, corpus
+// regress-timeout-71b58859a47e); validate now refuses such a key.
+TEST(CellKey, SplitsAtTopLevelSemicolonsAndRefusesPartsWithoutAName) {
+  using parts = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(sdc::split_cell_key(""), parts{});
+  EXPECT_EQ(sdc::split_cell_key("dtype=fp32;distribution=npy(a;b=c);bit=exp1"),
+            (parts{{"dtype", "fp32"}, {"distribution", "npy(a;b=c)"}, {"bit", "exp1"}}));
+  EXPECT_EQ(sdc::split_cell_key("a=b=c"), (parts{{"a", "b=c"}}));
+  EXPECT_EQ(sdc::split_cell_key("a="), (parts{{"a", ""}}));
+  EXPECT_EQ(sdc::split_cell_key("a=(;b"), (parts{{"a", "(;b"}}));  // an unclosed '(' holds the rest
+  for (const char* bad : {"a=1;b", "b", "a=1;=2", "a=1;;b=2"}) EXPECT_FALSE(sdc::split_cell_key(bad)) << bad;
+  const json good = sdc::migrate_result_set(read_json(test_data("fixtures/series_v2_training.json")), "t");
+  ASSERT_TRUE(sdc::validate_result_set(good).empty());
+  json cut = good;
+  cut["cells"][0]["key"] = cut["cells"][0]["key"].get<std::string>() + ";faults_per";
+  auto p = sdc::validate_result_set(cut);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p.front(), "/cells/0/key: expected NAME=VALUE parts joined by ';'");
+  json other = good;
+  other["cells"][0]["key"] = "no_such_axis=1";
+  p = sdc::validate_result_set(other);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p.front(), "/cells/0/key: no_such_axis is not an axis of the suite");
+  // What show prints for a key it reads: the suite's varying axes.
+  EXPECT_FALSE(sdc::show_table(good).empty());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "harness/results/report.hpp"
 
+#include "harness/results/cell_key.hpp"
 #include "harness/results/recording_summary.hpp"
 #include "harness/results/label_table.hpp"
 #include "harness/results/text_table.hpp"
@@ -53,22 +54,11 @@ std::string attribution_column(const json& cell) {
 std::vector<std::string> varying_axes(const json& r) {
   std::vector<std::string> out;
   if (r["cells"].empty()) return out;
-  const std::string key = r["cells"][0]["key"];
-  size_t pos = 0;
-  while (pos < key.size()) {
-    const size_t eq = key.find('=', pos);
-    const std::string name = key.substr(pos, eq - pos);
-    if (r["suite"]["axes"].contains(name) && r["suite"]["axes"][name].size() > 1) out.push_back(name);
-    // Values may hold ';' only inside parentheses (npy paths excepted): skip to the next top-level ';'.
-    int depth = 0;
-    size_t k = eq + 1;
-    for (; k < key.size(); ++k) {
-      if (key[k] == '(') ++depth;
-      if (key[k] == ')') --depth;
-      if (key[k] == ';' && depth == 0) break;
-    }
-    pos = k + 1;
-  }
+  // The key's order first (the suite's axis order); validate_result_set
+  // refuses a key split_cell_key cannot read.
+  if (const auto parts = split_cell_key(r["cells"][0]["key"].get<std::string>()))
+    for (const auto& [name, value] : *parts)
+      if (r["suite"]["axes"].contains(name) && r["suite"]["axes"][name].size() > 1) out.push_back(name);
   // An axis left out of the key at its keyless value (axis_def::keyless_value) varies too.
   for (const auto& [name, values] : r["suite"]["axes"].items())
     if (values.size() > 1 && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);

@@ -1,5 +1,6 @@
 #include "harness/results/result_set.hpp"
 
+#include "harness/results/cell_key.hpp"
 #include "harness/results/paired.hpp"
 #include "harness/results/series.hpp"
 
@@ -196,7 +197,15 @@ std::vector<std::string> validate_result_set(const json& j) {
         if (it.key() == "note" ? !it->is_string() : !it->is_number())
           problems.push_back(at + "/reference/" + it.key() + (it.key() == "note" ? ": expected text" : ": expected a number (text only in note)"));
     // A cell names one value of every axis of the suite and of no other axis:
-    // show, compare and report index every cell by the suite's axes.
+    // show, compare and report index every cell by the suite's axes (its key
+    // names them in the suite's order).
+    if (c["key"].is_string()) {
+      const auto parts = split_cell_key(c["key"].get<std::string>());
+      if (!parts) problems.push_back(at + "/key: expected NAME=VALUE parts joined by ';'");
+      else if (j["suite"]["axes"].is_object())
+        for (const auto& part : *parts)
+          if (!j["suite"]["axes"].contains(part.first)) problems.push_back(at + "/key: " + part.first + " is not an axis of the suite");
+    }
     if (c["axes"].is_object() && j["suite"]["axes"].is_object()) {
       for (auto it = j["suite"]["axes"].begin(); it != j["suite"]["axes"].end(); ++it)
         if (!c["axes"].contains(it.key())) problems.push_back(at + "/axes: no value of the suite's axis " + it.key());
