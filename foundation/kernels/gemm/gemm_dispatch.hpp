@@ -6,11 +6,7 @@
 // (tests/test_gemm_kernels.cpp runs each level the CPU supports).
 // The kernels allocate nothing: the caller passes the workspace.
 #pragma once
-#include <sys/mman.h>
-
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "foundation/simd/simd_level.hpp"
@@ -76,37 +72,5 @@ T* line_aligned(std::vector<T>& v, int64_t need) {
   const auto addr = reinterpret_cast<uintptr_t>(v.data());
   return v.data() + ((64 - addr % 64) % 64) / sizeof(T);
 }
-
-// The packing workspace (packed B's block, A's panels): `need` elements from
-// a 2 MiB boundary, advised to the kernel as transparent huge pages before
-// its first touch (Linux's default THP mode, madvise, gives none otherwise),
-// so the micro-kernels' stream of packed B crosses a page every 2 MiB instead
-// of every 4 KiB: our kernel 0.5-1 % faster at n = 1024 and 2048
-// (results/bench/vabft_overhead.txt). Where huge pages are off the advice is
-// ignored. Never zeroed: the kernels write every element they read.
-template <class T>
-class packing_buffer {
- public:
-  packing_buffer() = default;
-  packing_buffer(const packing_buffer&) = delete;
-  packing_buffer& operator=(const packing_buffer&) = delete;
-  ~packing_buffer() { std::free(p_); }
-  T* get(int64_t need) {
-    if (need > cap_) {
-      constexpr size_t huge = size_t(2) << 20;
-      const size_t bytes = (size_t(need) * sizeof(T) + huge - 1) / huge * huge;
-      std::free(p_);
-      p_ = static_cast<T*>(std::aligned_alloc(huge, bytes));
-      if (!p_) throw std::bad_alloc();
-      ::madvise(p_, bytes, MADV_HUGEPAGE);
-      cap_ = int64_t(bytes / sizeof(T));
-    }
-    return p_;
-  }
-
- private:
-  T* p_ = nullptr;
-  int64_t cap_ = 0;
-};
 
 }  // namespace sdc

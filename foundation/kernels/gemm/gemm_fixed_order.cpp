@@ -27,11 +27,11 @@ namespace {
 
 template <class T>
 void fixed_order_with(const fixed_order_kernels<T>& k, const T* A, const T* B, T* C, gemm_shape s, accumulation_order o) {
-  thread_local packing_buffer<T> work;
+  thread_local std::vector<T> work;
   const bool pairwise = o.k == accumulation_order::kind::pairwise;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = pairwise ? k_pairwise_workspace : k.blocked_workspace(block);
-  T* const w = work.get(need);
+  T* const w = line_aligned(work, need);
   if (pairwise) k.pairwise(A, B, C, s, w);
   else k.blocked(A, B, C, s, block, w);
 }
