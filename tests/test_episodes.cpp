@@ -147,7 +147,6 @@ const bool registered = [] {
 const std::filesystem::path k_dir = sdc::testing::scratch_dir("episodes");
 
 std::string write_suite() {
-  std::filesystem::create_directories(k_dir);
   const json s = {{"schema", "sdcbench.suite/1"},
                   {"name", "fake_episodes"},
                   {"workload", "fake_ranks"},
