@@ -188,7 +188,8 @@ int main(int argc, char** argv) {
              "taken as it packs A and B and as each tile of C is finished) plus thresholds and verdict, as a multiple of\n"
              "the fastest plain GEMM's time (goal <= 1.03 at n >= 1024, <= 1.05 at 512); rows and columns (95 %: a\n"
              "distribution-free 95 % interval of that median over this run's iterations, '-' below 6), and rows only;\n"
-             "/ours: the protected GEMM over our plain kernel (what the fusion itself costs).\n");
+             "/ours: the protected GEMM over our plain kernel (what the fusion itself costs). Our kernel: {}.\n",
+             sdc::active_gemm_variant().text());
   fmt::print("{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>11} {:>9} {:>9}\n", "type",
              "problem", "iters", "gemm ms", "won b/o/d", "check", "noise", "check ms", "limit ms", "/limit", "rows only", "/limit", "encode",
              "ours", "protected", "95 %", "prot.rows", "/ours");

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <boost/random/normal_distribution.hpp>
 #include <vector>
 
@@ -23,9 +25,9 @@ std::vector<T> random_matrix(int64_t n, uint64_t seed, const format* round_fmt =
   return v;
 }
 
-// The active level's kernel (gemm_fixed_order), or one level's (at).
+// The active variant's kernel (gemm_fixed_order), or one variant's (at).
 template <class T>
-void expect_bit_identical(gemm_shape s, accumulation_order o, const simd_level* at = nullptr) {
+void expect_bit_identical(gemm_shape s, accumulation_order o, const gemm_kernel_variant* at = nullptr) {
   auto A = random_matrix<T>(s.m * s.k, 1 + s.m);
   auto B = random_matrix<T>(s.k * s.n, 2 + s.n);
   std::vector<T> C(size_t(s.m * s.n), T(-7)), R(size_t(s.m * s.n), T(-9));
@@ -37,7 +39,7 @@ void expect_bit_identical(gemm_shape s, accumulation_order o, const simd_level* 
     if (std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(C[i]) !=
         std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(R[i]))
       ++mismatches;
-  EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text() << (at ? simd_name(*at) : " (active level)");
+  EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text() << " " << (at ? at->text() : "(active variant)");
 }
 
 const gemm_shape k_odd_shapes[] = {{1, 1, 1}, {7, 7, 7}, {1, 257, 7}, {7, 1, 513}, {13, 33, 17},
@@ -56,25 +58,40 @@ TEST(GemmKernels, FixedOrderEqualsReferenceDouble) {
     for (const char* o : k_orders) expect_bit_identical<double>(s, parse_accumulation(o));
 }
 
-// Every SIMD level this CPU can run (scalar always; AVX2; AVX-512), whatever
-// the active one: each against the reference twin, bit for bit.
-TEST(GemmKernels, EveryLevelThisCpuRunsEqualsReference) {
-  for (const simd_level l : supported_simd_levels()) {
+// Every SIMD level this CPU can run (scalar always; AVX2; AVX-512), with and
+// without the prefetch of packed B, whatever the active variant: each against
+// the reference twin, bit for bit.
+TEST(GemmKernels, EveryVariantThisCpuRunsEqualsReference) {
+  const auto variants = supported_gemm_variants();
+  EXPECT_EQ(variants.size(), 2 * supported_simd_levels().size());
+  for (const gemm_kernel_variant& v : variants) {
     for (const auto& s : k_odd_shapes)
       for (const char* o : k_orders) {
-        expect_bit_identical<float>(s, parse_accumulation(o), &l);
-        expect_bit_identical<double>(s, parse_accumulation(o), &l);
+        expect_bit_identical<float>(s, parse_accumulation(o), &v);
+        expect_bit_identical<double>(s, parse_accumulation(o), &v);
       }
     // more than one column block (4096 fp32, 2048 fp64 columns) and depth
     // chunk (512 fp32, 256 fp64), whatever they become
-    EXPECT_GT(4200, fixed_order_kernels_for<float>(l).column_block);
-    EXPECT_GT(2100, fixed_order_kernels_for<double>(l).column_block);
-    EXPECT_GT(600, fixed_order_kernels_for<float>(l).depth_chunk);
-    EXPECT_GT(300, fixed_order_kernels_for<double>(l).depth_chunk);
-    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("sequential"), &l);
-    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("kblock(32)"), &l);
-    expect_bit_identical<double>({13, 2100, 300}, parse_accumulation("sequential"), &l);
+    EXPECT_GT(4200, fixed_order_kernels_for<float>(v).column_block);
+    EXPECT_GT(2100, fixed_order_kernels_for<double>(v).column_block);
+    EXPECT_GT(600, fixed_order_kernels_for<float>(v).depth_chunk);
+    EXPECT_GT(300, fixed_order_kernels_for<double>(v).depth_chunk);
+    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("sequential"), &v);
+    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("kblock(32)"), &v);
+    expect_bit_identical<double>({13, 2100, 300}, parse_accumulation("sequential"), &v);
   }
+}
+
+// The active variant: the highest level; the prefetch as the environment or
+// the CPU's vendor says (gemm_kernels.hpp).
+TEST(GemmKernels, ActiveVariant) {
+  const gemm_kernel_variant v = active_gemm_variant();
+  EXPECT_EQ(v.level, active_simd_level());
+  const char* env = std::getenv("SDCBENCH_GEMM_PREFETCH_B");
+  if (env && *env) EXPECT_EQ(v.prefetch_b, std::string(env) == "on");
+  else EXPECT_EQ(v.prefetch_b, __builtin_cpu_is("intel") != 0);
+  EXPECT_EQ(gemm_kernel_variant({simd_level::avx512, true}).text(), "avx512+prefetch_b");
+  EXPECT_EQ(gemm_kernel_variant({simd_level::avx2, false}).text(), "avx2");
 }
 
 TEST(GemmKernels, LargeOddShape513) {

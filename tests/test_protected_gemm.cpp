@@ -99,7 +99,7 @@ const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 1
 template <class T>
 void sums_at_every_level() {
   // Both ways of taking C's sums stay covered if the column block changes.
-  for (const simd_level l : supported_simd_levels()) {
+  for (const gemm_kernel_variant& l : supported_gemm_variants()) {
     const int64_t block = fixed_order_kernels_for<T>(l).column_block;
     EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > 0 && s.n > block; }))
         << "no shape wider than the " << block << "-column block";
@@ -115,8 +115,8 @@ void sums_at_every_level() {
       std::vector<T> plain(size_t(s.m * s.n));
       gemm_fixed_order(p.A.data(), p.B.data(), plain.data(), s, o);
       const check_sums<T> want = separate(p, plain);
-      for (const simd_level l : supported_simd_levels()) {
-        SCOPED_TRACE(simd_name(l));
+      for (const gemm_kernel_variant& l : supported_gemm_variants()) {
+        SCOPED_TRACE(l.text());
         std::vector<T> C(plain.size(), T(-1));
         check_sums<T> got;
         gemm_fixed_order_checked_at(l, p.A.data(), p.B.data(), C.data(), s, o, p.spec(), got);

@@ -1,7 +1,7 @@
 // Same bits on every CPU (METHODOLOGY.md): a small training suite and the
 // quick GEMM suite give byte-identical cells, and the pretraining gives a
 // byte-identical checkpoint, under every instruction-set cap this machine
-// supports (sdcbench's SIMD level, ATen's capability, oneDNN's ISA,
+// supports (sdcbench's SIMD level and GEMM prefetch variant, ATen's capability, oneDNN's ISA,
 // OpenBLAS's core type, and all of them at their lowest at once) as without
 // any. A CPU without a feature stands in for a cap of it, so these runs are
 // what other x86-64 CPUs compute. And `validate --reproduce` of a training
@@ -12,6 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "foundation/io/digest.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/simd/simd_level.hpp"
 
 namespace {
@@ -36,6 +37,8 @@ std::vector<cap> caps() {
   for (const auto l : sdc::supported_simd_levels())
     if (l != sdc::active_simd_level() && l != sdc::simd_level::scalar)
       c.push_back({"simd", std::string("SDCBENCH_SIMD=") + sdc::simd_name(l)});
+  // the fixed-order GEMM's other prefetch variant (speed only)
+  c.push_back({"gemm", std::string("SDCBENCH_GEMM_PREFETCH_B=") + (sdc::active_gemm_variant().prefetch_b ? "off" : "on")});
   c.push_back({"aten", "ATEN_CPU_CAPABILITY=default"});
   if (avx512) c.push_back({"aten", "ATEN_CPU_CAPABILITY=avx512"});
   c.push_back({"onednn", "DNNL_MAX_CPU_ISA=SSE41"});

@@ -27,6 +27,7 @@
 #include "foundation/io/json_file.hpp"
 #include "foundation/io/json_schema.hpp"
 #include "foundation/scoring/proportions.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/simd/simd_level.hpp"
 
 namespace sdc {
@@ -146,6 +147,7 @@ json provenance(const std::vector<std::string>& argv, int threads, uint64_t seed
             // sdcbench's SIMD level which of its kernels ran (same bits).
             {"onednn", onednn_description(int8_gemm_kernel)},
             {"sdcbench_simd", simd_name(active_simd_level())},
+            {"sdcbench_gemm", active_gemm_variant().text()},
             {"fmt", std::to_string(FMT_VERSION)},
             {"cli11", CLI11_VERSION}}}};
 }

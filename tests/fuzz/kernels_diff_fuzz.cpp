@@ -52,8 +52,8 @@ void gemm_twins(byte_source& in) {
   for (auto& x : A) x = in.raw<T>();
   for (auto& x : B) x = in.raw<T>();
   sdc::gemm_reference(A.data(), B.data(), R.data(), s, o);
-  for (const sdc::simd_level l : sdc::supported_simd_levels()) {  // every dispatched path this CPU runs
-    sdc::gemm_fixed_order_at(l, A.data(), B.data(), C.data(), s, o);
+  for (const sdc::gemm_kernel_variant v : sdc::supported_gemm_variants()) {  // every dispatched path this CPU runs
+    sdc::gemm_fixed_order_at(v, A.data(), B.data(), C.data(), s, o);
     for (size_t e = 0; e < C.size(); ++e) check(same(C[e], R[e]));
   }
   sdc::gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
@@ -221,8 +221,8 @@ void protected_checks(byte_source& in, const sdc::format& f) {
   const sdc::check_sums_spec<T> spec{ones.data(), ones.data(), wn.data(), ones.data(), ones.data(), true};
   sdc::check_sums<T> first, other;
   sdc::gemm_fixed_order_checked(A.data(), B.data(), F.data(), s, o, spec, first);
-  for (const sdc::simd_level l : sdc::supported_simd_levels()) {
-    sdc::gemm_fixed_order_checked_at(l, A.data(), B.data(), F.data(), s, o, spec, other);
+  for (const sdc::gemm_kernel_variant v : sdc::supported_gemm_variants()) {
+    sdc::gemm_fixed_order_checked_at(v, A.data(), B.data(), F.data(), s, o, spec, other);
     for (size_t e = 0; e < C.size(); ++e) check(same(F[e], C[e]));
     for (auto [a, b] : {std::pair{&first.s1, &other.s1}, {&first.s2, &other.s2}, {&first.row_ref, &other.row_ref},
                         {&first.c1, &other.c1}, {&first.col_ref, &other.col_ref}})

@@ -167,7 +167,7 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
 template <class T>
 void checked_impl(const T* A, const T* B, T* C, gemm_shape s, accumulation_order o, const check_sums_spec<T>& spec,
                   check_sums<T>& out) {
-  static const fixed_order_kernels<T>& k = fixed_order_kernels_for<T>(active_simd_level());
+  static const fixed_order_kernels<T>& k = fixed_order_kernels_for<T>(active_gemm_variant());
   checked_with(k, A, B, C, s, o, spec, out);
 }
 
@@ -181,13 +181,13 @@ void gemm_fixed_order_checked(const double* A, const double* B, double* C, gemm_
                               const check_sums_spec<double>& spec, check_sums<double>& out) {
   checked_impl(A, B, C, s, o, spec, out);
 }
-void gemm_fixed_order_checked_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o,
-                                 const check_sums_spec<float>& spec, check_sums<float>& out) {
-  checked_with(fixed_order_kernels_for<float>(l), A, B, C, s, o, spec, out);
+void gemm_fixed_order_checked_at(gemm_kernel_variant v, const float* A, const float* B, float* C, gemm_shape s,
+                                 accumulation_order o, const check_sums_spec<float>& spec, check_sums<float>& out) {
+  checked_with(fixed_order_kernels_for<float>(v), A, B, C, s, o, spec, out);
 }
-void gemm_fixed_order_checked_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s,
+void gemm_fixed_order_checked_at(gemm_kernel_variant v, const double* A, const double* B, double* C, gemm_shape s,
                                  accumulation_order o, const check_sums_spec<double>& spec, check_sums<double>& out) {
-  checked_with(fixed_order_kernels_for<double>(l), A, B, C, s, o, spec, out);
+  checked_with(fixed_order_kernels_for<double>(v), A, B, C, s, o, spec, out);
 }
 
 }  // namespace sdc

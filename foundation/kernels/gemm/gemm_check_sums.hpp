@@ -52,10 +52,10 @@ void gemm_fixed_order_checked(const float* A, const float* B, float* C, gemm_sha
                               const check_sums_spec<float>& spec, check_sums<float>& out);
 void gemm_fixed_order_checked(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o,
                               const check_sums_spec<double>& spec, check_sums<double>& out);
-// The same on the GEMM kernels of one SIMD level (the CPU must support it).
-void gemm_fixed_order_checked_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o,
-                                 const check_sums_spec<float>& spec, check_sums<float>& out);
-void gemm_fixed_order_checked_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s,
+// The same on one variant's GEMM kernels (its level the CPU must support).
+void gemm_fixed_order_checked_at(gemm_kernel_variant v, const float* A, const float* B, float* C, gemm_shape s,
+                                 accumulation_order o, const check_sums_spec<float>& spec, check_sums<float>& out);
+void gemm_fixed_order_checked_at(gemm_kernel_variant v, const double* A, const double* B, double* C, gemm_shape s,
                                  accumulation_order o, const check_sums_spec<double>& spec, check_sums<double>& out);
 
 }  // namespace sdc

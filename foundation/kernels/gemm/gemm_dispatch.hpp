@@ -59,7 +59,7 @@ constexpr int64_t k_pairwise_strip = 64, k_pairwise_levels = 64;
 constexpr int64_t k_pairwise_workspace = k_pairwise_strip * (k_pairwise_levels + 1);
 
 template <class T>
-const fixed_order_kernels<T>& fixed_order_kernels_for(simd_level l);
+const fixed_order_kernels<T>& fixed_order_kernels_for(gemm_kernel_variant v);
 
 // `need` elements of v from a cache-line boundary: the kernels' vector loads
 // and stores of packed panels, lanes and cascades then never straddle two

@@ -2,26 +2,67 @@
 // (foundation/kernels/gemm/gemm_dispatch.hpp) with a per-thread workspace, and the
 // row and column recomputations built on them.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_dispatch.hpp"
 
 namespace sdc {
 
 SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<float>, gemm_kernels_f32)
+SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<float>, gemm_kernels_f32_pfb)
 SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<double>, gemm_kernels_f64)
+SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<double>, gemm_kernels_f64_pfb)
+
+std::string gemm_kernel_variant::text() const {
+  return std::string(simd_name(level)) + (prefetch_b ? "+prefetch_b" : "");
+}
+
+namespace {
+
+bool choose_prefetch_b() {
+  if (const char* env = std::getenv("SDCBENCH_GEMM_PREFETCH_B"); env && *env) {
+    const std::string_view e(env);
+    if (e == "on") return true;
+    if (e == "off") return false;
+    throw input_error("environment", "SDCBENCH_GEMM_PREFETCH_B", "on or off; got '" + std::string(e) + "'");
+  }
+  __builtin_cpu_init();
+  return __builtin_cpu_is("intel");
+}
+
+}  // namespace
+
+gemm_kernel_variant active_gemm_variant() {
+  static const gemm_kernel_variant v{active_simd_level(), choose_prefetch_b()};
+  return v;
+}
+
+std::vector<gemm_kernel_variant> supported_gemm_variants() {
+  std::vector<gemm_kernel_variant> out;
+  for (const simd_level l : supported_simd_levels()) out.push_back({l, false}), out.push_back({l, true});
+  return out;
+}
 
 template <class T>
-const fixed_order_kernels<T>& fixed_order_kernels_for(simd_level l) {
+const fixed_order_kernels<T>& fixed_order_kernels_for(gemm_kernel_variant v) {
+  const char* const family = "fixed-order GEMM";
   if constexpr (std::is_same_v<T, float>)
-    return table_for_level(l, "fixed-order GEMM", simd_scalar::gemm_kernels_f32, simd_avx2::gemm_kernels_f32,
-                           simd_avx512::gemm_kernels_f32);
+    return v.prefetch_b ? table_for_level(v.level, family, simd_scalar::gemm_kernels_f32_pfb, simd_avx2::gemm_kernels_f32_pfb,
+                                          simd_avx512::gemm_kernels_f32_pfb)
+                        : table_for_level(v.level, family, simd_scalar::gemm_kernels_f32, simd_avx2::gemm_kernels_f32,
+                                          simd_avx512::gemm_kernels_f32);
   else
-    return table_for_level(l, "fixed-order GEMM", simd_scalar::gemm_kernels_f64, simd_avx2::gemm_kernels_f64,
-                           simd_avx512::gemm_kernels_f64);
+    return v.prefetch_b ? table_for_level(v.level, family, simd_scalar::gemm_kernels_f64_pfb, simd_avx2::gemm_kernels_f64_pfb,
+                                          simd_avx512::gemm_kernels_f64_pfb)
+                        : table_for_level(v.level, family, simd_scalar::gemm_kernels_f64, simd_avx2::gemm_kernels_f64,
+                                          simd_avx512::gemm_kernels_f64);
 }
-template const fixed_order_kernels<float>& fixed_order_kernels_for<float>(simd_level);
-template const fixed_order_kernels<double>& fixed_order_kernels_for<double>(simd_level);
+template const fixed_order_kernels<float>& fixed_order_kernels_for<float>(gemm_kernel_variant);
+template const fixed_order_kernels<double>& fixed_order_kernels_for<double>(gemm_kernel_variant);
 
 namespace {
 
@@ -38,7 +79,7 @@ void fixed_order_with(const fixed_order_kernels<T>& k, const T* A, const T* B, T
 
 template <class T>
 void fixed_order_impl(const T* A, const T* B, T* C, gemm_shape s, accumulation_order o) {
-  static const fixed_order_kernels<T>& k = fixed_order_kernels_for<T>(active_simd_level());
+  static const fixed_order_kernels<T>& k = fixed_order_kernels_for<T>(active_gemm_variant());
   fixed_order_with(k, A, B, C, s, o);
 }
 
@@ -102,11 +143,12 @@ void gemm_fixed_order(const double* A, const double* B, double* C, gemm_shape s,
   fixed_order_impl(A, B, C, s, o);
 }
 
-void gemm_fixed_order_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o) {
-  fixed_order_with(fixed_order_kernels_for<float>(l), A, B, C, s, o);
+void gemm_fixed_order_at(gemm_kernel_variant v, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o) {
+  fixed_order_with(fixed_order_kernels_for<float>(v), A, B, C, s, o);
 }
-void gemm_fixed_order_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s, accumulation_order o) {
-  fixed_order_with(fixed_order_kernels_for<double>(l), A, B, C, s, o);
+void gemm_fixed_order_at(gemm_kernel_variant v, const double* A, const double* B, double* C, gemm_shape s,
+                         accumulation_order o) {
+  fixed_order_with(fixed_order_kernels_for<double>(v), A, B, C, s, o);
 }
 
 }  // namespace sdc

@@ -21,7 +21,7 @@
 namespace sdc::SDC_KERNEL_NS {
 namespace {
 
-template <class T, bool Checked>
+template <class T, bool Checked, bool PfB>
 void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
   static_assert(k_nb<T> % nr == 0 && k_nc<T> % k_nb<T> == 0, "B's sub-blocks are whole panels, and tile a column block");
@@ -62,12 +62,12 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
                 if constexpr (Checked) {
                   if (last && !io->c_rows) {  // the tile's sums from its registers
                     const int64_t i0 = ic + ir, j0 = jc + jr;
-                    micro_kernel(kc, ap, as, bp, c, s.n, first, block,
+                    micro_kernel<PfB>(kc, ap, as, bp, c, s.n, first, block,
                                  [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
                     continue;
                   }
                 }
-                micro_kernel(kc, ap, as, bp, c, s.n, first, block);
+                micro_kernel<PfB>(kc, ap, as, bp, c, s.n, first, block);
                 continue;
               }
               // Edge tile: run on a full local tile, copy the valid part back.
@@ -75,7 +75,7 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
               if (!first)
                 for (int r = 0; r < rows; ++r)
                   for (int cc = 0; cc < cols; ++cc) tile[r * nr + cc] = c[r * s.n + cc];
-              micro_kernel(kc, ap, as, bp, tile, nr, first, block);
+              micro_kernel<PfB>(kc, ap, as, bp, tile, nr, first, block);
               for (int r = 0; r < rows; ++r)
                 for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
               if constexpr (Checked)
@@ -90,13 +90,13 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
   }
 }
 
-template <class T>
+template <class T, bool PfB>
 void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work) {
-  blocked_gemm_t<T, false>(A, B, C, s, block, work, nullptr);
+  blocked_gemm_t<T, false, PfB>(A, B, C, s, block, work, nullptr);
 }
-template <class T>
+template <class T, bool PfB>
 void blocked_gemm_checked(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io) {
-  blocked_gemm_t<T, true>(A, B, C, s, block, work, &io);
+  blocked_gemm_t<T, true, PfB>(A, B, C, s, block, work, &io);
 }
 
 // Pairwise order: products rounded, then merged as a binary counter does, which
@@ -138,13 +138,19 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
   }
 }
 
+template <class T, bool PfB>
+constexpr fixed_order_kernels<T> kernel_table() {
+  return {&blocked_workspace<T>, &blocked_gemm<T, PfB>, &pairwise_gemm<T>, &blocked_gemm_checked<T, PfB>, k_nc<T>, k_kc<T>};
+}
+
 }  // namespace
 
-extern const fixed_order_kernels<float> gemm_kernels_f32;
-extern const fixed_order_kernels<double> gemm_kernels_f64;
-const fixed_order_kernels<float> gemm_kernels_f32 = {&blocked_workspace<float>, &blocked_gemm<float>, &pairwise_gemm<float>,
-                                                     &blocked_gemm_checked<float>, k_nc<float>, k_kc<float>};
-const fixed_order_kernels<double> gemm_kernels_f64 = {&blocked_workspace<double>, &blocked_gemm<double>, &pairwise_gemm<double>,
-                                                      &blocked_gemm_checked<double>, k_nc<double>, k_kc<double>};
+// The tables gemm_fixed_order.cpp dispatches to; _pfb: packed B prefetched.
+extern const fixed_order_kernels<float> gemm_kernels_f32, gemm_kernels_f32_pfb;
+extern const fixed_order_kernels<double> gemm_kernels_f64, gemm_kernels_f64_pfb;
+const fixed_order_kernels<float> gemm_kernels_f32 = kernel_table<float, false>();
+const fixed_order_kernels<float> gemm_kernels_f32_pfb = kernel_table<float, true>();
+const fixed_order_kernels<double> gemm_kernels_f64 = kernel_table<double, false>();
+const fixed_order_kernels<double> gemm_kernels_f64_pfb = kernel_table<double, true>();
 
 }  // namespace sdc::SDC_KERNEL_NS

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "foundation/simd/simd_level.hpp"
 
@@ -36,12 +37,31 @@ struct accumulation_order {
 };
 accumulation_order parse_accumulation(std::string_view text);
 
+// Which of the fixed-order GEMM's kernels run: a SIMD level, and whether the
+// micro-kernel asks for packed B in software a few depth steps ahead. Both
+// change speed, never bits. The prefetch is on where it was measured faster:
+// Intel CPUs (on a Xeon with AVX-512, fp32 4-10 % and fp64 0-4 % faster at
+// n = 512-4096); off elsewhere (an earlier measurement on an AMD EPYC, Zen 5,
+// found a prefetch of packed B slower). results/bench/vabft_overhead_xeon.txt.
+struct gemm_kernel_variant {
+  simd_level level = simd_level::scalar;
+  bool prefetch_b = false;
+  std::string text() const;  // "avx512", "avx512+prefetch_b"
+};
+// The variant gemm_fixed_order uses: the active SIMD level; the prefetch from
+// SDCBENCH_GEMM_PREFETCH_B=on|off if set (else input_error naming it), else on
+// for Intel CPUs. Read once.
+gemm_kernel_variant active_gemm_variant();
+// Every variant this CPU runs: each supported level, with and without the
+// prefetch (what the tests run).
+std::vector<gemm_kernel_variant> supported_gemm_variants();
+
 void gemm_fixed_order(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
 void gemm_fixed_order(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
-// The same with the kernels of one SIMD level, which the CPU must support
-// (gemm_fixed_order uses the active level: foundation/simd/simd_level.hpp).
-void gemm_fixed_order_at(simd_level l, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
-void gemm_fixed_order_at(simd_level l, const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
+// The same with one variant's kernels (its level the CPU must support).
+void gemm_fixed_order_at(gemm_kernel_variant v, const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
+void gemm_fixed_order_at(gemm_kernel_variant v, const double* A, const double* B, double* C, gemm_shape s,
+                         accumulation_order o);
 void gemm_reference(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);
 void gemm_reference(const double* A, const double* B, double* C, gemm_shape s, accumulation_order o);
 void gemm_openblas(const float* A, const float* B, float* C, gemm_shape s);

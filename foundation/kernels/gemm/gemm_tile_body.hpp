@@ -100,14 +100,25 @@ void pack_b(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t
   }
 }
 
+// How far ahead (depth steps, two cache lines each) the prefetching variant
+// asks for packed B: 8 and 16 steps measured the same on an Intel Xeon
+// (AVX-512), both faster than none (results/bench/vabft_overhead_xeon.txt).
+constexpr int64_t k_prefetch_b_steps = 8;
+
 // x[r][h] = fma(A[r][p], B[p][h], x[r][h]) for p in [p0, p1), in order: the
 // micro-kernel's rank-1 updates (A's rows `stride` apart, B's panel k-major).
-template <int R, class T>
+// PfB: ask for B's panel k_prefetch_b_steps ahead into L1 (speed, not bits;
+// gemm_kernels.hpp's gemm_kernel_variant says where it is on).
+template <int R, bool PfB, class T>
 __attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t stride, const T* bp, int64_t p0, int64_t p1,
                                                          typename simd::ops<T>::reg (&x)[R][2]) {
   using v = simd::ops<T>;
   constexpr int w = v::width;
   for (int64_t p = p0; p < p1; ++p) {
+    if constexpr (PfB) {
+      const T* ahead = bp + (p + k_prefetch_b_steps) * 2 * w;
+      prefetch_line(ahead), prefetch_line(ahead + 64 / int64_t(sizeof(T)));
+    }
     const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
@@ -123,7 +134,7 @@ __attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t st
 // block > 0: the chunk starts on a block boundary and holds whole blocks
 // (the last may be short only at the end of K). Then epi(acc, r0) sees the
 // finished rows while they are in registers (the checked kernel's sums).
-template <int R, int64_t S, class T, class Epi>
+template <int R, int64_t S, bool PfB, class T, class Epi>
 void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block, int r0,
                 const Epi& epi) {
   using v = simd::ops<T>;
@@ -136,13 +147,13 @@ void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t 
     acc[r][1] = first ? v::zero() : v::load(c + r * ldc + w);
   }
   if (block == 0) {
-    rank1_updates<R>(ap, stride, bp, 0, kc, acc);
+    rank1_updates<R, PfB>(ap, stride, bp, 0, kc, acc);
   } else {
     for (int64_t p0 = 0; p0 < kc; p0 += block) {
       typename v::reg part[R][2];
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) part[r][0] = part[r][1] = v::zero();
-      rank1_updates<R>(ap, stride, bp, p0, min_of(kc, p0 + block), part);
+      rank1_updates<R, PfB>(ap, stride, bp, p0, min_of(kc, p0 + block), part);
 #pragma GCC unroll 12
       for (int r = 0; r < R; ++r) {
         acc[r][0] = v::add(acc[r][0], part[r][0]);
@@ -166,12 +177,12 @@ struct no_epilogue {
 
 // The MR x NR tile: all rows at once in the sequential order; a k-block
 // order (whose partial sums double the registers) runs it in halves.
-template <class T, class Epi = no_epilogue>
+template <bool PfB, class T, class Epi = no_epilogue>
 void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
                   const Epi& epi = {}) {
-  if (block == 0) return micro_rows<k_mr, k_kc<T> + k_a_pad>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
+  if (block == 0) return micro_rows<k_mr, k_kc<T> + k_a_pad, PfB>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
   for (int r0 = 0; r0 < k_mr; r0 += k_half)
-    micro_rows<k_half, 0>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
+    micro_rows<k_half, 0, PfB>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
 }
 
 // KC must hold whole k-blocks so that block boundaries never straddle a chunk.
