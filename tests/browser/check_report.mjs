@@ -17,14 +17,22 @@ if (!page_path || !fs.existsSync(page_path)) {
   process.exit(2);
 }
 const profile = fs.mkdtempSync('/tmp/sdcbench-chromium-');
-// A new empty profile (playwright passes it as --user-data-dir).
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.SDCBENCH_CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync'],
-});
+// A new empty profile (playwright passes it as --user-data-dir), removed
+// whether or not chromium starts.
+let browser;
+try {
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.SDCBENCH_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+} catch (e) {
+  fs.rmSync(profile, { recursive: true, force: true });
+  console.error(`chromium did not start: ${e.message}`);
+  process.exit(1);
+}
 const problems = [];
 try {
   const page = await browser.newPage();
