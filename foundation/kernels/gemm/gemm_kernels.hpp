@@ -41,8 +41,9 @@ accumulation_order parse_accumulation(std::string_view text);
 // micro-kernel asks for packed B in software a few depth steps ahead. Both
 // change speed, never bits. The prefetch is on where it was measured faster:
 // Intel CPUs (on a Xeon with AVX-512, fp32 4-10 % and fp64 0-4 % faster at
-// n = 512-4096); off elsewhere (an earlier measurement on an AMD EPYC, Zen 5,
-// found a prefetch of packed B slower). results/bench/vabft_overhead_xeon.txt.
+// n = 512-4096); off elsewhere (an earlier trial on an AMD EPYC, Zen 5, found
+// a prefetch of packed B slower; this variant is not yet measured there).
+// results/bench/vabft_overhead_xeon.txt.
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;
   bool prefetch_b = false;
