@@ -235,6 +235,20 @@ TEST(Cli, BadCommandLineValuesExitTwo) {
   }
 }
 
+// A kernel choice from the environment that is not one: exit 2 naming the
+// variable and what it takes, and no result file.
+TEST(Cli, BadKernelEnvironmentExitsTwo) {
+  const auto d = scratch_dir("badenv");
+  for (const auto& [env, fragment] : {std::pair<std::string, std::string>{"SDCBENCH_GEMM_PREFETCH_B=maybe",
+                                                                          "SDCBENCH_GEMM_PREFETCH_B: on or off; got 'maybe'"},
+                                      {"SDCBENCH_SIMD=foo", "SDCBENCH_SIMD: expected scalar, avx2 or avx512"}}) {
+    const auto r = run_command("env " + env + " " + SDCBENCH_BINARY + " run " + k_suite + " --quiet --out " + d + "/x.json");
+    EXPECT_EQ(r.code, 2) << env << "\n" << r.output;
+    EXPECT_NE(r.output.find(fragment), std::string::npos) << env << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(d + "/x.json")) << env;
+  }
+}
+
 // compare on committed fixture files with hand-chosen outcomes (tests/fixtures/).
 TEST(Cli, CompareFixtures) {
   const std::string a = test_data("fixtures/compare_a.json"), b = test_data("fixtures/compare_b.json"),
