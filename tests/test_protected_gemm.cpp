@@ -99,11 +99,11 @@ const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 1
 template <class T>
 void sums_at_every_level() {
   // Both ways of taking C's sums stay covered if the column block changes.
-  for (const gemm_kernel_variant& l : supported_gemm_variants()) {
-    const int64_t block = fixed_order_kernels_for<T>(l).column_block;
+  for (const gemm_kernel_variant& v : supported_gemm_variants()) {
+    const int64_t block = fixed_order_kernels_for<T>(v).column_block;
     EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > 0 && s.n > block; }))
         << "no shape wider than the " << block << "-column block";
-    const int64_t chunk = fixed_order_kernels_for<T>(l).depth_chunk;
+    const int64_t chunk = fixed_order_kernels_for<T>(v).depth_chunk;
     EXPECT_TRUE(std::any_of(std::begin(k_shapes), std::end(k_shapes), [&](const gemm_shape& s) { return s.k > chunk; }))
         << "no shape deeper than the " << chunk << "-deep chunk";
   }
@@ -115,11 +115,11 @@ void sums_at_every_level() {
       std::vector<T> plain(size_t(s.m * s.n));
       gemm_fixed_order(p.A.data(), p.B.data(), plain.data(), s, o);
       const check_sums<T> want = separate(p, plain);
-      for (const gemm_kernel_variant& l : supported_gemm_variants()) {
-        SCOPED_TRACE(l.text());
+      for (const gemm_kernel_variant& v : supported_gemm_variants()) {
+        SCOPED_TRACE(v.text());
         std::vector<T> C(plain.size(), T(-1));
         check_sums<T> got;
-        gemm_fixed_order_checked_at(l, p.A.data(), p.B.data(), C.data(), s, o, p.spec(), got);
+        gemm_fixed_order_checked_at(v, p.A.data(), p.B.data(), C.data(), s, o, p.spec(), got);
         expect_same(C, plain, "C");
         expect_same(got.s1, want.s1, "C_i r1"), expect_same(got.s2, want.s2, "C_i r2");
         expect_same(got.row_ref, want.row_ref, "A_i (B r1)"), expect_same(got.row_ref2, want.row_ref2, "A_i (B r2)");

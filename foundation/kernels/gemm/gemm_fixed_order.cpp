@@ -12,10 +12,8 @@
 
 namespace sdc {
 
-SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<float>, gemm_kernels_f32)
-SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<float>, gemm_kernels_f32_pfb)
-SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<double>, gemm_kernels_f64)
-SDC_DECLARE_LEVEL_TABLES(fixed_order_kernels<double>, gemm_kernels_f64_pfb)
+SDC_DECLARE_LEVEL_TABLES(fixed_order_tables<float>, gemm_kernels_f32)
+SDC_DECLARE_LEVEL_TABLES(fixed_order_tables<double>, gemm_kernels_f64)
 
 std::string gemm_kernel_variant::text() const {
   return std::string(simd_name(level)) + (prefetch_b ? "+prefetch_b" : "");
@@ -50,16 +48,14 @@ std::vector<gemm_kernel_variant> supported_gemm_variants() {
 template <class T>
 const fixed_order_kernels<T>& fixed_order_kernels_for(gemm_kernel_variant v) {
   const char* const family = "fixed-order GEMM";
+  const fixed_order_tables<T>* t;
   if constexpr (std::is_same_v<T, float>)
-    return v.prefetch_b ? table_for_level(v.level, family, simd_scalar::gemm_kernels_f32_pfb, simd_avx2::gemm_kernels_f32_pfb,
-                                          simd_avx512::gemm_kernels_f32_pfb)
-                        : table_for_level(v.level, family, simd_scalar::gemm_kernels_f32, simd_avx2::gemm_kernels_f32,
-                                          simd_avx512::gemm_kernels_f32);
+    t = &table_for_level(v.level, family, simd_scalar::gemm_kernels_f32, simd_avx2::gemm_kernels_f32,
+                         simd_avx512::gemm_kernels_f32);
   else
-    return v.prefetch_b ? table_for_level(v.level, family, simd_scalar::gemm_kernels_f64_pfb, simd_avx2::gemm_kernels_f64_pfb,
-                                          simd_avx512::gemm_kernels_f64_pfb)
-                        : table_for_level(v.level, family, simd_scalar::gemm_kernels_f64, simd_avx2::gemm_kernels_f64,
-                                          simd_avx512::gemm_kernels_f64);
+    t = &table_for_level(v.level, family, simd_scalar::gemm_kernels_f64, simd_avx2::gemm_kernels_f64,
+                         simd_avx512::gemm_kernels_f64);
+  return v.prefetch_b ? t->prefetch_b : t->plain;
 }
 template const fixed_order_kernels<float>& fixed_order_kernels_for<float>(gemm_kernel_variant);
 template const fixed_order_kernels<double>& fixed_order_kernels_for<double>(gemm_kernel_variant);

@@ -145,12 +145,10 @@ constexpr fixed_order_kernels<T> kernel_table() {
 
 }  // namespace
 
-// The tables gemm_fixed_order.cpp dispatches to; _pfb: packed B prefetched.
-extern const fixed_order_kernels<float> gemm_kernels_f32, gemm_kernels_f32_pfb;
-extern const fixed_order_kernels<double> gemm_kernels_f64, gemm_kernels_f64_pfb;
-const fixed_order_kernels<float> gemm_kernels_f32 = kernel_table<float, false>();
-const fixed_order_kernels<float> gemm_kernels_f32_pfb = kernel_table<float, true>();
-const fixed_order_kernels<double> gemm_kernels_f64 = kernel_table<double, false>();
-const fixed_order_kernels<double> gemm_kernels_f64_pfb = kernel_table<double, true>();
+// The table gemm_fixed_order.cpp dispatches to.
+extern const fixed_order_tables<float> gemm_kernels_f32;
+extern const fixed_order_tables<double> gemm_kernels_f64;
+const fixed_order_tables<float> gemm_kernels_f32 = {kernel_table<float, false>(), kernel_table<float, true>()};
+const fixed_order_tables<double> gemm_kernels_f64 = {kernel_table<double, false>(), kernel_table<double, true>()};
 
 }  // namespace sdc::SDC_KERNEL_NS
