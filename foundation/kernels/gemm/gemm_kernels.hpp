@@ -40,8 +40,8 @@ accumulation_order parse_accumulation(std::string_view text);
 // Which of the fixed-order GEMM's kernels run: a SIMD level, and whether the
 // micro-kernel asks for packed B in software a few depth steps ahead. Both
 // change speed, never bits. The prefetch is on where it was measured faster:
-// Intel CPUs (on a Xeon with AVX-512, fp32 4-10 % and fp64 0-4 % faster at
-// n = 512-4096); off elsewhere (an earlier trial on an AMD EPYC, Zen 5, found
+// Intel CPUs (on a Xeon with AVX-512, fp32 2-10 % faster at n = 512-4096, fp64
+// up to 4 % at 512-2048, no change at 4096); off elsewhere (an earlier trial on an AMD EPYC, Zen 5, found
 // a prefetch of packed B slower; this variant is not yet measured there).
 // results/bench/vabft_overhead_xeon.txt.
 struct gemm_kernel_variant {
