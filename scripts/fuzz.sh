@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzing (HACKING.md, "Fuzzing"): builds the libFuzzer targets of tests/fuzz
 # with clang, ASan and UBSan into build-fuzz, then runs each for SECONDS
-# (default 600) on its committed corpus, one after another. New inputs go to
+# (default 600) on its committed corpus, as many at once as there are cores. New inputs go to
 # build-fuzz/corpus/NAME (not committed: copy the ones worth keeping into
 # tests/fuzz/corpus/NAME); a crash, leak, sanitizer report or hang (-timeout
 # 10 s) is written to build-fuzz/findings/NAME/ and fails the script.
@@ -26,19 +26,34 @@ shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(suite npy safetensors result journal stat training_inputs kernels_diff)
 cmake --build "$out" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") 2>&1 | grep -E "error|Error" || true
-status=0
-for t in "${targets[@]}"; do
+# The targets run side by side, one a core (each libFuzzer run is one
+# thread), so CI's fuzzing takes SECONDS per core's share of the targets.
+run_target() {
+  local t="$1" log="$out/findings/$1/log.txt"
   mkdir -p "$out/corpus/$t" "$out/findings/$t"
-  log="$out/findings/$t/log.txt"
   if "$out/tests/fuzz/fuzz_$t" "$out/corpus/$t" "$here/tests/fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
        -max_len=65536 -print_final_stats=1 ${SDCBENCH_FUZZ_SEED:+-seed=$SDCBENCH_FUZZ_SEED} -artifact_prefix="$out/findings/$t/" >"$log" 2>&1; then
+    local runs cov
     runs=$(grep -oE "Done [0-9]+ runs" "$log" | grep -oE "[0-9]+" || echo "?")
     cov=$(grep -oE "cov: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo "?")
     echo "fuzz $t: ${seconds} s, $runs runs, coverage $cov edges, corpus $(ls "$out/corpus/$t" | wc -l) new inputs, no finding"
   else
-    status=1
     echo "fuzz $t: FINDING (see $log and $out/findings/$t/)"
     grep -E "ERROR|SUMMARY|runtime error|==[0-9]+==" "$log" | head -5 || true
+    return 1
   fi
+}
+jobs_max="$(nproc)"
+mkdir -p "$out/findings"
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
+  rm -f "$out/findings/$t.summary" "$out/findings/$t.ok"
+  (run_target "$t" > "$out/findings/$t.summary" 2>&1 && touch "$out/findings/$t.ok") &
+done
+wait
+status=0
+for t in "${targets[@]}"; do  # each target's summary, in the order given
+  cat "$out/findings/$t.summary"
+  [ -e "$out/findings/$t.ok" ] || status=1
 done
 exit $status
