@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzing (HACKING.md, "Fuzzing"): builds the libFuzzer targets of tests/fuzz
 # with clang, ASan and UBSan into build-fuzz, then runs each for SECONDS
-# (default 600) on its committed corpus, as many at once as there are cores. New inputs go to
-# build-fuzz/corpus/NAME (not committed: copy the ones worth keeping into
+# (default 600) on its committed corpus, as many at once as there are cores.
+# New inputs go to build-fuzz/corpus/NAME (not committed: copy the ones worth keeping into
 # tests/fuzz/corpus/NAME); a crash, leak, sanitizer report or hang (-timeout
 # 10 s) is written to build-fuzz/findings/NAME/ and fails the script.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 30 npy journal

@@ -1,10 +1,11 @@
 // Same bits on every CPU (METHODOLOGY.md): a small training suite and the
 // quick GEMM suite give byte-identical cells, and the pretraining gives a
 // byte-identical checkpoint, under every instruction-set cap this machine
-// supports (sdcbench's SIMD level and GEMM prefetch variant, ATen's capability, oneDNN's ISA,
-// OpenBLAS's core type, one setting of each library per run, and all of them
-// at their lowest at once) as without any. A CPU without a feature stands in for a cap of it, so these runs are
-// what other x86-64 CPUs compute. And `validate --reproduce` of a training
+// supports (sdcbench's SIMD level and GEMM prefetch variant, ATen's
+// capability, oneDNN's ISA, OpenBLAS's core type, one setting of each library
+// per run, and all of them at their lowest at once) as without any. A CPU
+// without a feature stands in for a cap of it, so these runs are what other
+// x86-64 CPUs compute. And `validate --reproduce` of a training
 // set says identical.
 #include <gtest/gtest.h>
 
@@ -22,9 +23,13 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 // The lower settings of each library this CPU supports (a CPU without a
-// feature runs what its cap runs). The scalar SIMD level runs the training
-// GEMMs 14x slower (58 s on an AMD EPYC): it runs once, in the all-lowest run.
-std::vector<std::vector<std::string>> lower_settings() {
+// feature runs what its cap runs), the lowest first. The scalar SIMD level
+// runs the training GEMMs 14x slower (58 s on an AMD EPYC): it runs once, in
+// the all-lowest run.
+struct library_settings {
+  std::vector<std::string> simd, gemm, aten, onednn, openblas;
+};
+library_settings lower_settings() {
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -49,16 +54,17 @@ std::vector<std::vector<std::string>> lower_settings() {
 // 3 runs instead of 9 on an AVX-512 CPU; a failure names the run's whole
 // environment), then all of them at their lowest, scalar included.
 std::vector<std::string> capped_runs() {
-  const auto settings = lower_settings();
+  const library_settings s = lower_settings();
+  const std::vector<std::string>* libs[] = {&s.simd, &s.gemm, &s.aten, &s.onednn, &s.openblas};
   std::vector<std::string> runs;
   for (size_t i = 0;; ++i) {
     std::string env;
-    for (const auto& lib : settings)
-      if (i < lib.size()) env += (env.empty() ? "" : " ") + lib[i];
+    for (const auto* lib : libs)
+      if (i < lib->size()) env += (env.empty() ? "" : " ") + (*lib)[i];
     if (env.empty()) break;
     runs.push_back(env);
   }
-  runs.push_back("SDCBENCH_SIMD=scalar ATEN_CPU_CAPABILITY=default DNNL_MAX_CPU_ISA=SSE41 OPENBLAS_CORETYPE=Prescott");
+  runs.push_back("SDCBENCH_SIMD=scalar " + s.aten.front() + " " + s.onednn.front() + " " + s.openblas.front());
   return runs;
 }
 
