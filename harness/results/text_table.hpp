@@ -3,6 +3,8 @@
 #pragma once
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,5 +34,11 @@ struct text_table {
     return out;
   }
 };
+
+// A rate of a result set as a percentage, "-" where it was not computed (null).
+inline std::string rate_text(const nlohmann::json& rate) {
+  if (rate.is_null()) return "-";
+  return fmt::format("{:.2f}%", 100 * rate.get<double>());
+}
 
 }  // namespace sdc
