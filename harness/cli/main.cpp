@@ -14,76 +14,21 @@
 #include "harness/cli/demo003_command.hpp"
 #include "harness/cli/report_command.hpp"
 #include "harness/cli/reproduce_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/cli/subcommands.hpp"
 #include "harness/cli/train_command.hpp"
 #include "harness/campaign/suite.hpp"
-#include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
-#include "foundation/formats/bit_fields.hpp"
 #include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/cli/gemm_calibration.hpp"
 #include "harness/cli/gemm_check.hpp"
-#include "injectors/fault_model.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/parallel/heap_policy.hpp"
 
 namespace {
 
 using json = nlohmann::json;
-
-int cmd_list(const std::string& what) {
-  auto want = [&](const char* k) { return what.empty() || what == k; };
-  if (want("formats")) {
-    fmt::print("formats (bit indices count from the LSB):\n");
-    for (const auto& f : sdc::all_formats()) {
-      if (f.is_float())
-        fmt::print("  {:<9} {:>2} bits: sign {}, exponent {}..{} (exp1 = bit {}), mantissa 0..{}, bias {}, u = 2^-{}\n",
-                   f.name, f.bits, f.sign_bit(), f.mant_bits, f.mant_bits + f.exp_bits - 1, f.mant_bits + f.exp_bits - 1,
-                   f.mant_bits - 1, f.bias, f.mant_bits + 1);
-      else
-        fmt::print("  {:<9} {:>2} bits: {} integer\n", f.name, f.bits, f.has_sign() ? "two's-complement" : "unsigned");
-    }
-  }
-  if (want("faults")) {
-    fmt::print("fault models:\n");
-    for (const auto& m : sdc::fault_model_names()) fmt::print("  {}\n", m);
-  }
-  if (want("workloads")) {
-    fmt::print("workloads and their axes:\n");
-    for (auto* w : sdc::all_workloads()) {
-      fmt::print("  {}: {} (runs detectors of {} views)\n", w->name(), w->summary(), sdc::view_kind_name(w->view()));
-      for (const auto& a : w->axes())
-        fmt::print("    {:<13} {} (default {})\n", a.name, a.help, fmt::join(a.defaults, ","));
-    }
-  }
-  if (want("detectors")) {
-    fmt::print("detectors (view/name: summary; parameters; a workload runs the detectors of its view):\n");
-    for (auto* d : sdc::all_detectors()) {
-      fmt::print("  {}/{}: {}\n", sdc::view_kind_name(d->view), d->name, d->summary);
-      for (const auto& p : d->params) fmt::print("      {} = {}  ({})\n", p.name, p.default_value.dump(), p.help);
-    }
-  }
-  if (want("suites")) {
-    fmt::print("suites in {}:\n", sdc::data_file("suites").string());
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(sdc::data_file("suites")))
-      if (e.path().extension() == ".json") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      try {
-        auto s = sdc::load_suite(f, "smoke", {});
-        fmt::print("  {:<24} {}\n", std::filesystem::path(f).filename().string(), s.description);
-      } catch (const std::exception& e) {
-        fmt::print("  {:<24} (invalid: {})\n", std::filesystem::path(f).filename().string(), e.what());
-      }
-    }
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -180,35 +125,8 @@ int main(int argc, char** argv) {
   check->add_option("--detector", chk.detector, "NAME[:param=value,...] (default vabft; abft_int8 for int8)");
   check->add_option("--accumulation", chk.accumulation, "order used to compute C when it is not given");
 
-  std::string stat_name, stat_file;
-  sdc::stat_options stat_opt;
-  auto* stat = app.add_subcommand("stat", "run one statistical test (000) on your values: .npy or a text file of numbers; prints JSON");
-  stat->add_option("NAME", stat_name,
-                   "folding, w1, folding_w1, robust_z, dip, silverman, uu_test; feature_value, npu_asd (003: max g^2 per step, "
-                   "feature_value also steps x parameters); "
-                   "consistency (002: --losses, --grads)")->required();
-  stat->add_option("FILE", stat_file, "values (e.g. log gradient norms; feature values)");
-  std::vector<std::string> stat_params;
-  std::string stat_losses, stat_grads;
-  auto* o_param = stat->add_option("--param", stat_params, "feature_value: K=V (upper_thresh1, upper_thresh2, grad_sample_interval, cooldown, "
-                                   "strikes_num, strikes_window, seconds_per_step); npu_asd: thresh_l1, thresh_l2, beta1");
-  std::string stat_variant = "mindspore";
-  auto* o_variant = stat->add_option("--variant", stat_variant, "feature_value: mindspore (default) or torch_npu");
-  auto* o_losses = stat->add_option("--losses", stat_losses, "consistency: one loss per rank (.npy or text)");
-  auto* o_grads = stat->add_option("--grads", stat_grads, "consistency: ranks x P .npy of pre-all-reduce gradients");
-  double stat_tau = 0, stat_alpha = 0;
-  int64_t stat_B = 0, stat_seed = 0;
-  auto* o_tau = stat->add_option("--tau", stat_tau, "threshold of w1, folding_w1 (W1 > tau) and robust_z (z > tau; default 5)");
-  auto* o_alpha = stat->add_option("--alpha", stat_alpha, "level of folding, folding_w1, dip, silverman, uu_test (their suite defaults)");
-  auto* o_B = stat->add_option("--B", stat_B, "silverman: bootstrap samples (default 100, as in suites)");
-  auto* o_seed = stat->add_option("--seed", stat_seed, "silverman: bootstrap seed (default 0)");
-
-  double dc_sigma = 1.0, dc_p = 1e-10;
-  int dc_bits = 8;
-  auto* dcrit = app.add_subcommand("delta-crit", "Theorem 1 / Appendix B.2 of 000: the critical shift Delta_crit and its exponent bit");
-  dcrit->add_option("--sigma", dc_sigma, "sigma of log2|X| (Table 3)")->required();
-  dcrit->add_option("--p", dc_p, "probability of the flip (default 1e-10)");
-  dcrit->add_option("--exponent-bits", dc_bits, "exponent width n (8 for bf16/fp32; default 8)");
+  const sdc::subcommand stat = sdc::add_stat_subcommand(app);
+  const sdc::subcommand dcrit = sdc::add_delta_crit_subcommand(app);
 
   sdc::train_options tr;
   tr.argv = args;
@@ -228,10 +146,7 @@ int main(int argc, char** argv) {
   demo003->add_option("--steps", demo.steps, "steps (default 0: the script's own, 20 and 200)");
   demo003->add_option("--out", demo.out, "JSON of the first run's lines and every run's facts (sdcbench.demo003/1)");
 
-  std::string list_what;
-  auto* list = app.add_subcommand("list", "list formats, faults, workloads, detectors, suites");
-  list->add_option("what", list_what, "one of formats, faults, workloads, detectors, suites")
-      ->check(CLI::IsMember({"formats", "faults", "workloads", "detectors", "suites"}));
+  const sdc::subcommand list = sdc::add_list_subcommand(app);
 
   try {
     app.parse(argc, argv);
@@ -324,7 +239,7 @@ int main(int argc, char** argv) {
       }
       return bad ? 1 : 0;
     }
-    if (*list) return cmd_list(list_what);
+    if (*list.app) return list.run();
     if (*demo003) {
       if (demo003->count("--npu-asd-enable") && demo.script != "silent_check")
         throw sdc::input_error("--npu-asd-enable", std::to_string(demo.npu_asd_enable), "silent_check only (silent_detect runs MS_NPU_ASD_CONFIG)");
@@ -335,44 +250,8 @@ int main(int argc, char** argv) {
 #else
     if (*train) throw sdc::input_error("train", tr.config_path, "a build with the training workload (SDCBENCH_ENABLE_TRAINING=ON)");
 #endif
-    if (*stat && stat_name == "consistency") {
-      if (!stat_file.empty() || o_param->count() || o_variant->count() || o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
-        throw sdc::input_error("stat consistency", "options", "takes --losses L and --grads G only");
-      if (!o_losses->count() || !o_grads->count()) throw sdc::input_error("stat consistency", "options", "expected --losses L and --grads G");
-      std::cout << sdc::run_consistency_stat(stat_losses, stat_grads).dump(1) << "\n";
-      return 0;
-    }
-    if (*stat && (o_losses->count() || o_grads->count()))
-      throw sdc::input_error("stat " + stat_name, "--losses/--grads", "only `stat consistency` takes them");
-    if (*stat && stat_file.empty()) throw sdc::input_error("stat " + stat_name, "FILE", "expected a file of values");
-    if (*stat && o_variant->count() && stat_name != "feature_value")
-      throw sdc::input_error("stat " + stat_name, "--variant", "only `stat feature_value` takes it");
-    if (*stat && (stat_name == "feature_value" || stat_name == "npu_asd")) {
-      if (o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count())
-        throw sdc::input_error("stat " + stat_name, "options", "takes --param K=V (and feature_value --variant) only");
-      std::map<std::string, std::string> kv;
-      for (const auto& p : stat_params) {
-        const auto eq = p.find('=');
-        if (eq == std::string::npos || eq == 0) throw sdc::input_error("--param", p, "expected K=V");
-        if (!kv.emplace(p.substr(0, eq), p.substr(eq + 1)).second) throw sdc::input_error("--param", p.substr(0, eq), "given twice");
-      }
-      const auto j = stat_name == "npu_asd" ? sdc::run_npu_asd_stat(stat_file, kv) : sdc::run_feature_value_stat(stat_file, stat_variant, kv);
-      std::cout << j.dump(1) << "\n";
-      return 0;
-    }
-    if (*stat && o_param->count()) throw sdc::input_error("stat " + stat_name, "--param", "only `stat feature_value` and `stat npu_asd` take it");
-    if (*stat) {
-      if (o_tau->count()) stat_opt.tau = stat_tau;
-      if (o_alpha->count()) stat_opt.alpha = stat_alpha;
-      if (o_B->count()) stat_opt.B = stat_B;
-      if (o_seed->count()) stat_opt.seed = stat_seed;
-      std::cout << sdc::run_stat(stat_name, stat_file, stat_opt).dump(1) << "\n";
-      return 0;
-    }
-    if (*dcrit) {
-      std::cout << sdc::run_delta_crit(dc_sigma, dc_p, dc_bits).dump(1) << "\n";
-      return 0;
-    }
+    if (*stat.app) return stat.run();
+    if (*dcrit.app) return dcrit.run();
     if (*check) {
       std::cout << sdc::check_gemm(chk).dump(1) << "\n";
       return 0;
