@@ -8,7 +8,11 @@
 #include <cmath>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "cli_runner.hpp"
 
@@ -148,6 +152,56 @@ TEST(Cli, CompareSameFaultsUsesMcNemar) {
   EXPECT_NE(c.output.find("McNemar"), std::string::npos);
   auto bad = run_cli("compare " + d + "/r.json --detectors nan_inf,no_such_detector");
   EXPECT_EQ(bad.code, 2);
+}
+
+// A cell whose faulty trials are zero on a side has no detection rate (null):
+// compare shows it, tests nothing and says so, never a difference of 0;
+// the family (Bonferroni) is the pairs tested.
+TEST(Cli, CompareLeavesCellsWithoutFaultyTrialsUncompared) {
+  const auto d = scratch_dir("compare-no-faulty");
+  json suite = read_json(k_suite);
+  suite["trials"]["faulty"] = 0;
+  std::ofstream(d + "/s.json") << suite.dump();
+  const std::string axes = " --axis dtype=fp32 --axis target=C --axis bit=exp2";
+  const json z = run_ok(d + "/s.json" + axes, d + "/z.json");
+  run_ok(k_suite + axes, d + "/r.json");
+  int cells = 0;
+  for (const auto& c : z["cells"]) {
+    if (!c["skipped"].is_null()) continue;  // a cell that can never run: compare leaves it out
+    EXPECT_EQ(c["faulty"]["trials"], 0);
+    EXPECT_TRUE(c["faulty"]["rate"].is_null());
+    ++cells;
+  }
+  ASSERT_GT(cells, 0);
+  for (const std::string& args : {"compare " + d + "/z.json " + d + "/z.json", "compare " + d + "/r.json " + d + "/z.json"}) {
+    auto c = run_cli(args);
+    ASSERT_EQ(c.code, 0) << c.output;
+    EXPECT_NE(c.output.find("no faulty trials"), std::string::npos) << c.output;
+    EXPECT_EQ(c.output.find("+0.00%"), std::string::npos) << c.output;
+    EXPECT_NE(c.output.find("0 cells compared, 0 differ"), std::string::npos) << c.output;
+    EXPECT_NE(c.output.find(fmt::format("; {} not compared (no faulty trials on a side)", cells)), std::string::npos) << c.output;
+  }
+  auto det = run_cli("compare " + d + "/z.json --detectors 'nan_inf,abft(1e-4)'");
+  ASSERT_EQ(det.code, 0) << det.output;
+  EXPECT_NE(det.output.find("0 cells, 0 differ"), std::string::npos) << det.output;
+  EXPECT_NE(det.output.find("not compared"), std::string::npos) << det.output;
+  // The suite with its faulty trials: cells whose every faulty trial was
+  // skipped (no site for the fault) are the uncompared ones, the rest tested.
+  const json r = read_json(d + "/r.json");
+  int tested = 0, untested = 0;
+  for (const auto& c : r["cells"])
+    if (c["skipped"].is_null()) (c["faulty"]["trials"].get<int>() > 0 ? tested : untested) += 1;
+  ASSERT_GT(tested, 0);
+  auto same = run_cli("compare " + d + "/r.json " + d + "/r.json");
+  ASSERT_EQ(same.code, 0) << same.output;
+  EXPECT_NE(same.output.find(fmt::format("{} cells compared, 0 differ", tested)), std::string::npos) << same.output;
+  EXPECT_EQ(same.output.find("not compared") != std::string::npos, untested > 0) << same.output;
+  auto rep = run_cli("compare " + d + "/r.json " + d + "/z.json --report " + d + "/rep0");
+  ASSERT_EQ(rep.code, 0) << rep.output;
+  std::ifstream page(d + "/rep0/index.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find(fmt::format("0 cells and detectors compared; 0 differ at family-wise alpha 0.05 (Bonferroni); {} not compared", cells)),
+            std::string::npos);
 }
 
 // compare on committed fixture files with hand-chosen outcomes (tests/fixtures/).

@@ -27,18 +27,22 @@ size_t write_compare_report(const nlohmann::json& a, const std::string& a_file, 
   req.sections.push_back({a_file, &a, "a-" + section_id(a_file, taken)});
   req.sections.push_back({b_file, &b, "b-" + section_id(b_file, taken)});
   std::string rows;
+  nlohmann::json tested = nlohmann::json::array();
   for (const auto& r : s.rows)
-    if (r["verdict"] != "no significant difference")
+    if (!r["p"].is_null()) tested.push_back(r);
+  for (const auto& r : tested)
+    if (r["verdict"] == "differs (family-wise alpha)")
       rows += fmt::format("<tr class=\"significant\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.2f} %</td>"
                           "<td class=\"num\">{:.2f} %</td><td>{}</td><td class=\"num\">{:.3g}</td></tr>\n",
                           r["cell"].get<int64_t>(), html_escape(r["key"]), html_escape(r["detector"]), r["a"].get<double>(),
                           r["b"].get<double>(), html_escape(r["test"]), r["p"].get<double>());
   req.lead_html = fmt::format(
       "<section id=\"compare\"><h2>A against B</h2><p>{} cells and detectors compared; {} differ at family-wise alpha {} "
-      "(Bonferroni). The rows that differ:</p>\n<table><tr><th>cell</th><th>key</th><th>detector</th><th>A detected</th>"
+      "(Bonferroni){}. The rows that differ:</p>\n<table><tr><th>cell</th><th>key</th><th>detector</th><th>A detected</th>"
       "<th>B detected</th><th>test</th><th>p</th></tr>\n{}</table></section>\n",
-      s.cells, s.significant, alpha, rows.empty() ? "<tr><td colspan=\"7\">none</td></tr>" : rows);
-  req.lead_charts.push_back(comparison_chart(s.rows, "compare-scatter", a_file, b_file));
+      s.cells, s.significant, alpha,
+      s.untested ? fmt::format("; {} not compared (a side ran no faulty trial)", s.untested) : "", rows.empty() ? "<tr><td colspan=\"7\">none</td></tr>" : rows);
+  req.lead_charts.push_back(comparison_chart(tested, "compare-scatter", a_file, b_file));
   return write_report(req, out_dir);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "foundation/errors.hpp"
 #include "foundation/scoring/proportions.hpp"
@@ -29,13 +30,21 @@ std::pair<int64_t, int64_t> disagreements(const json& fa, const json& fb) {
   return {only_a, only_b};
 }
 
-// Marks rows whose p-value is below alpha / rows (Bonferroni) with '*' in the
-// last column and renders them.
-compare_summary finish_comparison(table t, std::vector<std::pair<std::vector<std::string>, double>> rows, double alpha) {
+// A row of the table, and its test's p-value; none where a side ran no
+// faulty trial (its rate is null: nothing to compare, not a rate of 0).
+using compare_row = std::pair<std::vector<std::string>, std::optional<double>>;
+
+bool has_faulty_trials(const json& f) { return f["trials"].get<int64_t>() > 0; }
+json percent_or_null(const json& rate) { return rate.is_null() ? json(nullptr) : json(100 * rate.get<double>()); }
+
+// Marks rows whose p-value is below alpha / (rows tested) (Bonferroni) with
+// '*' in the last column and renders them; rows without a test are shown
+// and counted apart.
+compare_summary finish_comparison(table t, std::vector<compare_row> rows, double alpha) {
   compare_summary s;
-  s.cells = int(rows.size());
+  for (const auto& r : rows) (r.second ? s.cells : s.untested) += 1;
   for (auto& [row, p] : rows) {
-    if (p < alpha / std::max(1, s.cells)) {
+    if (p && *p < alpha / std::max(1, s.cells)) {
       row.back() = "*";
       ++s.significant;
     }
@@ -45,6 +54,10 @@ compare_summary finish_comparison(table t, std::vector<std::pair<std::vector<std
   return s;
 }
 
+std::string untested_text(const compare_summary& s) {
+  return s.untested ? fmt::format("; {} not compared (no faulty trials on a side)", s.untested) : "";
+}
+
 }  // namespace
 
 compare_summary compare_results(const json& a, const json& b, double alpha) {
@@ -52,10 +65,9 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
                       a["suite"]["trials"] == b["suite"]["trials"];
   std::map<std::pair<std::string, std::string>, const json*> in_b;
   for (const auto& c : b["cells"]) in_b[{c["key"], c["detector"]["label"]}] = &c;
-  compare_summary s;
   table t;
   t.head = {"cell", "detector", "A detected", "B detected", "B - A", "test", "p", ""};
-  std::vector<std::pair<std::vector<std::string>, double>> rows;
+  std::vector<compare_row> rows;
   json pairs = json::array();
   for (const auto& ca : a["cells"]) {
     if (!ca["skipped"].is_null()) continue;
@@ -64,6 +76,15 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
     const json& cb = *it->second;
     const auto& fa = ca["faulty"];
     const auto& fb = cb["faulty"];
+    const std::string cell = std::to_string(ca["cell"].get<int64_t>());
+    json pair = {{"cell", ca["cell"]}, {"key", ca["key"]}, {"detector", ca["detector"]["label"]}, {"a", percent_or_null(fa["rate"])},
+                 {"b", percent_or_null(fb["rate"])}, {"test", nullptr}, {"p", nullptr}};
+    if (!has_faulty_trials(fa) || !has_faulty_trials(fb)) {
+      rows.push_back({{cell, ca["detector"]["label"], rate_text(fa["rate"]), rate_text(fb["rate"]), "-", "no faulty trials", "-", ""},
+                      std::nullopt});
+      pairs.push_back(std::move(pair));
+      continue;
+    }
     double p;
     std::string test;
     if (paired && fa["outcomes"].get<std::string>().size() == fb["outcomes"].get<std::string>().size()) {
@@ -74,21 +95,23 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
       p = two_proportion_p(fa["detected"], fa["trials"], fb["detected"], fb["trials"]);
       test = "two-proportion";
     }
-    const double da = fa["rate"].is_null() ? 0 : fa["rate"].get<double>();
-    const double db = fb["rate"].is_null() ? 0 : fb["rate"].get<double>();
-    rows.push_back({{std::to_string(ca["cell"].get<int64_t>()), ca["detector"]["label"], rate_text(fa["rate"]), rate_text(fb["rate"]),
-                     fmt::format("{:+.2f}%", 100 * (db - da)), test, fmt::format("{:.3g}", p), ""},
+    const double da = fa["rate"].get<double>(), db = fb["rate"].get<double>();
+    rows.push_back({{cell, ca["detector"]["label"], rate_text(fa["rate"]), rate_text(fb["rate"]), fmt::format("{:+.2f}%", 100 * (db - da)),
+                     test, fmt::format("{:.3g}", p), ""},
                     p});
-    pairs.push_back({{"cell", ca["cell"]}, {"key", ca["key"]}, {"detector", ca["detector"]["label"]}, {"a", 100 * da},
-                     {"b", 100 * db}, {"test", test}, {"p", p}});
+    pair["test"] = test, pair["p"] = p;
+    pairs.push_back(std::move(pair));
   }
-  s = finish_comparison(t, std::move(rows), alpha);
+  compare_summary s = finish_comparison(t, std::move(rows), alpha);
   for (auto& row : pairs)
-    row["verdict"] = row["p"].get<double>() < alpha / std::max(1, s.cells) ? "differs (family-wise alpha)" : "no significant difference";
+    row["verdict"] = row["p"].is_null()                                         ? "not compared (no faulty trials)"
+                     : row["p"].get<double>() < alpha / std::max(1, s.cells) ? "differs (family-wise alpha)"
+                                                                               : "no significant difference";
   s.rows = std::move(pairs);
-  s.table += fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}\n", s.cells,
-                        s.significant, alpha,
-                        paired ? "McNemar on the same faults (same suite file and seed)" : "pooled two-proportion z-test");
+  s.table += fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}{}\n", s.cells,
+                         s.significant, alpha,
+                         paired ? "McNemar on the same faults (same suite file and seed)" : "pooled two-proportion z-test",
+                         untested_text(s));
   return s;
 }
 
@@ -101,24 +124,27 @@ compare_summary compare_detectors(const json& r, const std::string& first, const
   }
   if (a.empty()) throw input_error("--detectors", first, "no detector with this label ran in the result set");
   if (b.empty()) throw input_error("--detectors", second, "no detector with this label ran in the result set");
-  compare_summary s;
   table t;
   t.head = {"cell", "key", first, second, "only " + first, "only " + second, "McNemar p", ""};
-  std::vector<std::pair<std::vector<std::string>, double>> rows;
+  std::vector<compare_row> rows;
   for (const auto& [cell, ca] : a) {
     auto it = b.find(cell);
     if (it == b.end()) continue;
     const auto& fa = (*ca)["faulty"];
     const auto& fb = (*it->second)["faulty"];
+    if (!has_faulty_trials(fa)) {  // one cell: the same faulty trials on both sides
+      rows.push_back({{std::to_string(cell), (*ca)["key"], "-", "-", "-", "-", "-", ""}, std::nullopt});
+      continue;
+    }
     const auto [only_a, only_b] = disagreements(fa, fb);
     const double p = mcnemar_p(only_a, only_b);
     rows.push_back({{std::to_string(cell), (*ca)["key"], rate_text(fa["rate"]), rate_text(fb["rate"]), std::to_string(only_a),
                      std::to_string(only_b), fmt::format("{:.3g}", p), ""},
                     p});
   }
-  s = finish_comparison(t, std::move(rows), alpha);
-  s.table += fmt::format("{} cells, {} differ at family-wise alpha {} (McNemar on the same faults, Bonferroni)\n",
-                                     s.cells, s.significant, alpha);
+  compare_summary s = finish_comparison(t, std::move(rows), alpha);
+  s.table += fmt::format("{} cells, {} differ at family-wise alpha {} (McNemar on the same faults, Bonferroni){}\n", s.cells,
+                         s.significant, alpha, untested_text(s));
   return s;
 }
 

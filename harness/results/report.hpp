@@ -17,8 +17,10 @@ std::vector<std::string> varying_axes(const nlohmann::json& result);
 struct compare_summary {
   std::string table;
   int cells = 0, significant = 0;
-  // compare_results: one object per pair compared (cell, key, detector, a and
-  // b detection rates in percent, test, p, verdict), for the report's chart.
+  int untested = 0;  // pairs not compared: a side ran no faulty trial (its rate is null)
+  // compare_results: one object per pair (cell, key, detector, a and b
+  // detection rates in percent, test, p, verdict), for the report's chart;
+  // null rates, test and p where a side ran no faulty trial.
   nlohmann::json rows = nlohmann::json::array();
 };
 // Same cells (key, detector label) of two result sets: rate differences with
