@@ -162,3 +162,4 @@ abft_options read_abft_options(const detector_params& p);
 }  // namespace sdc
 
 #include "detectors/abft_checksums_impl.hpp"
+#include "detectors/abft_checksums_fast_impl.hpp"
