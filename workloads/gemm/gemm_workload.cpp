@@ -17,13 +17,10 @@
 #include "protocol/views/gemm_view.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/random/distributions.hpp"
-#include "foundation/io/npy.hpp"
-#include "foundation/io/safetensors.hpp"
 #include "injectors/inject.hpp"
+#include "workloads/gemm/gemm_truth.hpp"
+#include "workloads/gemm/gemm_cell.hpp"
 
-#include <filesystem>
-#include <map>
-#include <mutex>
 
 namespace sdc {
 namespace {
@@ -36,90 +33,11 @@ double seconds_since(clock_type::time_point t0) {
 
 const std::vector<std::string> k_targets = {"A", "B", "C", "acc"};
 
-// A weight matrix from a file, used as B: `file(PATH)` (.npy, 2-D) or
-// `file(PATH#NAME)` (.safetensors tensor); a trailing ^T transposes it
-// (PyTorch Linear weights are out x in: B = W^T). Loaded once per process.
-struct weight_matrix {
-  int64_t rows = 0, cols = 0;  // as used: K x N
-  std::vector<double> values;  // row-major K x N
-};
-
-std::shared_ptr<const weight_matrix> load_weights(const std::string& spec, const std::string& base_dir) {
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const weight_matrix>> cache;
-  if (!(spec.starts_with("file(") && spec.ends_with(")")))
-    throw value_error("expected weights none, file(PATH) (.npy) or file(PATH#TENSOR) (.safetensors), optionally ending in ^T; got '" + spec + "'");
-  std::string inner = spec.substr(5, spec.size() - 6);
-  bool transpose = false;
-  if (inner.ends_with("^T")) transpose = true, inner.resize(inner.size() - 2);
-  const auto hash = inner.find('#');
-  std::filesystem::path file = inner.substr(0, hash);
-  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
-  const std::string key = file.string() + (hash == std::string::npos ? "" : inner.substr(hash)) + (transpose ? "^T" : "");
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  std::vector<int64_t> shape;
-  std::vector<double> v;
-  if (hash == std::string::npos) {
-    const npy_array a = read_npy(file.string());
-    shape = a.shape, v = a.values();
-  } else {
-    safetensor t = read_safetensor(file.string(), inner.substr(hash + 1));
-    shape = t.shape, v = std::move(t.values);
-  }
-  if (shape.size() != 2) throw input_error(file.string(), "shape", "expected a 2-D weight matrix; got " + std::to_string(shape.size()) + " dimensions");
-  auto w = std::make_shared<weight_matrix>();
-  w->rows = transpose ? shape[1] : shape[0], w->cols = transpose ? shape[0] : shape[1];
-  w->values.resize(v.size());
-  for (int64_t r = 0; r < shape[0]; ++r)
-    for (int64_t c = 0; c < shape[1]; ++c)
-      w->values[size_t(transpose ? c * shape[0] + r : r * shape[1] + c)] = v[size_t(r * shape[1] + c)];
-  cache[key] = w;
-  return w;
-}
-
-struct gemm_cell {
-  int64_t faults_per_pair = 1;
-  std::shared_ptr<const weight_matrix> weights;  // B from a file, or null
-  const format* dtype;
-  const format* out_fmt;
-  distribution dist;
-  gemm_shape shape;
-  accumulation_order order;
-  fault_axes faults;  // fault, bit, site
-  std::string target;
-};
-
-constexpr fault_axis_names k_fault_axes{"site"};
-
-gemm_cell parse_cell(const cell& c) {
-  gemm_cell g;
-  g.dtype = &format_by_name(c.at("dtype"));
-  g.out_fmt = g.dtype;
-  g.dist = parse_distribution(c.at("distribution"), c.base_dir);
-  g.shape = parse_gemm_shape(c.at("shape"));
-  g.order = parse_accumulation(c.at("accumulation"));
-  g.faults = cell_fault_axes(c, k_fault_axes);
-  g.target = c.at("target");
-  g.faults_per_pair = std::stoll(c.at("faults_per_pair"));
-  if (c.at("weights") != "none") g.weights = load_weights(c.at("weights"), c.base_dir);
-  return g;
-}
-
-// Format of the tensor a target names, and its dimensions.
-const format& target_format(const gemm_cell& g) { return g.target == "acc" ? fp32() : *g.dtype; }
-std::pair<int64_t, int64_t> target_dims(const gemm_cell& g) {
-  if (g.target == "A") return {g.shape.m, g.shape.k};
-  if (g.target == "B") return {g.shape.k, g.shape.n};
-  return {g.shape.m, g.shape.n};
-}
-
-
 template <class T>
 class gemm_runner final : public episode_runner {
  public:
   gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
-      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+      : g_(parse_gemm_cell(c)), seed_(seed), hash_(c.hash) {
     for (const auto& n : needs) needs_exact_rows_ |= n.value("exact_row_errors", false);
     const auto& s = g_.shape;
     A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
@@ -277,68 +195,27 @@ class gemm_runner final : public episode_runner {
     if (rounds_) C2_[idx] = round_into<T>(*g_.out_fmt, double(acc2_[idx]));
   }
 
-  // Worst significance over the output elements the fault changed, judged
-  // against the exact (MPFR) result of the clean inputs.
+  // Worst significance over the output elements the fault changed, against
+  // the exact (MPFR) result of the clean inputs (gemm_truth.hpp).
   void label_significance(const injection_record& rec) {
-    episode_truth r;
-    double err_rel = 0, err_ulps = 0, err_over_noise = 0;
     const auto& s = g_.shape;
-    const std::vector<T>& clean_out = rounds_ ? C_ : acc_;
-    const std::vector<T>& faulty_out = rounds_ ? C2_ : acc2_;
     int64_t r0 = 0, r1 = s.m, c0 = 0, c1 = s.n;
     if (g_.target == "A") r0 = rec.row, r1 = rec.row + 1;
     else if (g_.target == "B") c0 = rec.col, c1 = rec.col + 1;
     else r0 = rec.row, r1 = rec.row + 1, c0 = rec.col, c1 = rec.col + 1;
-    mp_value exact;
-    for (int64_t i = r0; i < r1; ++i)
-      for (int64_t j = c0; j < c1; ++j) {
-        const size_t idx = size_t(i * s.n + j);
-        const double c = double(clean_out[idx]), f = double(faulty_out[idx]);
-        const bool same = std::isnan(c) ? std::isnan(f) : (c == f && std::signbit(c) == std::signbit(f));
-        if (same) continue;
-        exact_dot(exact.get(), A_.data() + i * s.k, 1, B_.data() + j, s.n, s.k);
-        const auto e = classify_element(*g_.out_fmt, exact.get(), c, f);
-        if (int(e.band) > int(r.band)) r.band = e.band;
-        err_rel = std::max(err_rel, e.err_rel);
-        err_ulps = std::max(err_ulps, e.err_ulps);
-        // The clean output's own rounding error, floored at half an ulp so an
-        // exactly rounded clean output does not divide by zero.
-        const double noise_floor = std::max(e.noise, 0.5 * ulp_of(*g_.out_fmt, e.exact));
-        err_over_noise = std::max(err_over_noise, e.err_ulps * ulp_of(*g_.out_fmt, e.exact) / noise_floor);
-      }
-    r.metrics = {{"err_ulps", err_ulps}, {"err_rel", err_rel}, {"err_over_noise", err_over_noise}};
-    truth_ = r;
+    truth_ = output_significance(*g_.out_fmt, A_.data(), B_.data(), (rounds_ ? C_ : acc_).data(), (rounds_ ? C2_ : acc2_).data(),
+                                 s, {r0, r1, c0, c1});
   }
 
-  // A detector located a single faulty output element and proposed a
-  // correction (eq. (10) of 001): was the location right, and how far from the
-  // exact result is the corrected element? "within envelope": inside the
-  // element's deterministic rounding envelope, gamma_K sum_k |A_ik B_kj| (+ u_out
-  // |exact| when the output is rounded): a value a correct GEMM could produce.
-  // Eq. (10) subtracts D1, which carries the checksum paths' own rounding, so
-  // the residual is that rounding, not zero.
+  // A located single-element fault's proposed correction (eq. (10) of 001),
+  // judged against the exact result (gemm_truth.hpp).
   void judge_correction(const injection_record& rec, const verdict& v, metric_list& out) {
-    const auto& s = g_.shape;
-    const bool right = v.located_row == rec.row && v.located_col == rec.col;
-    if (!right || !std::isfinite(v.corrected_value)) return;
-    const size_t idx = size_t(rec.row * s.n + rec.col);
+    if (v.located_row != rec.row || v.located_col != rec.col || !std::isfinite(v.corrected_value)) return;
+    const size_t idx = size_t(rec.row * g_.shape.n + rec.col);
     // A fused check corrects the accumulator, which is then rounded like the output.
     const double corrected = rounds_ ? round_to(*g_.out_fmt, v.corrected_value) : v.corrected_value;
-    mp_value exact;
-    exact_dot(exact.get(), A_.data() + rec.row * s.k, 1, B_.data() + rec.col, s.n, s.k);
-    const auto e = classify_element(*g_.out_fmt, exact.get(), double((rounds_ ? C_ : acc_)[idx]), corrected);
-    out.emplace_back("residual_ulps", e.err_ulps);
-    const double env = element_envelope(rec.row, rec.col, std::fabs(e.exact));
-    out.emplace_back("corrected_within_envelope", e.err_rel * std::fabs(e.exact) <= env ? 1.0 : 0.0);
-  }
-
-  double element_envelope(int64_t i, int64_t j, double exact_mag) const {
-    const auto& s = g_.shape;
-    double abs_dot = 0;
-    for (int64_t k = 0; k < s.k; ++k) abs_dot += std::fabs(double(A_[size_t(i * s.k + k)]) * double(B_[size_t(k * s.n + j)]));
-    const double u = std::ldexp(1.0, -std::numeric_limits<T>::digits);
-    const double gamma = double(s.k) * u / (1 - double(s.k) * u);
-    return gamma * abs_dot + (rounds_ ? g_.out_fmt->unit_roundoff() * exact_mag : 0.0);
+    judge_element_correction(*g_.out_fmt, rounds_, A_.data(), B_.data(), g_.shape, rec.row, rec.col,
+                             double((rounds_ ? C_ : acc_)[idx]), corrected, out);
   }
 
   gemm_cell g_;
@@ -398,7 +275,7 @@ class gemm_workload final : public workload {
   const std::vector<axis_def>& axes() const override { return axes_; }
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
-    const gemm_cell g = parse_cell(c);
+    const gemm_cell g = parse_gemm_cell(c);
     if (g.target == "acc" && (g.dtype == &fp32() || g.dtype == &fp64()))
       return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
     std::string why, axis;
@@ -421,7 +298,7 @@ class gemm_workload final : public workload {
   std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
 
   fault_plan plan(const cell& c) const override {
-    const gemm_cell g = parse_cell(c);
+    const gemm_cell g = parse_gemm_cell(c);
     return plan_of(g.faults, target_format(g));
   }
 
