@@ -31,6 +31,8 @@
 #include "foundation/kernels/int8/int8_kernels.hpp"
 #include "protocol/views/quantized_views.hpp"
 #include "injectors/inject.hpp"
+#include "workloads/quantized/embedding_bag_cell.hpp"
+#include "workloads/quantized/embedding_table_target.hpp"
 
 namespace sdc {
 namespace {
@@ -40,116 +42,9 @@ double seconds_since(clock_type::time_point t0) { return std::chrono::duration<d
 
 const std::vector<std::string> k_targets = {"code", "alpha", "beta", "output"};
 
-// "AxB" with positive integers.
-std::pair<int64_t, int64_t> parse_pair(const std::string& v, const char* what) {
-  static const std::regex re(R"(([1-9]\d{0,8})x([1-9]\d{0,8}))");  // below 10^9 each: no stoll overflow
-  std::smatch m;
-  if (!std::regex_match(v, m, re)) throw value_error(fmt::format("expected {} (whole numbers from 1 to 999999999); got '{}'", what, v));
-  return {std::stoll(m[1]), std::stoll(m[2])};
-}
-
-struct eb_cell {
-  int64_t rows = 0, dim = 0, bags = 0, pool = 0;
-  int bits = 8;
-  bool weighted = false;
-  distribution values;
-  fault_axes faults;  // fault, bit
-  std::string target;
-};
-
-eb_cell parse_cell(const cell& c) {
-  eb_cell g;
-  std::tie(g.rows, g.dim) = parse_pair(c.at("table"), "ROWSxDIM");
-  std::tie(g.bags, g.pool) = parse_pair(c.at("batch"), "BAGSxPOOLING");
-  g.bits = c.at("code_bits") == "4" ? 4 : 8;
-  g.weighted = c.at("pooling") == "weighted_sum";
-  g.values = parse_distribution(c.at("values"), c.base_dir);
-  g.faults = cell_fault_axes(c, {});
-  g.target = c.at("target");
-  return g;
-}
-
-// The format a fault sees: the code's byte (u8; a 4-bit code keeps to bits 0-3),
-// or fp32 for alpha, beta and the output.
-const format& target_format(const eb_cell& g) { return g.target == "code" ? u8() : fp32(); }
-
-// The cell's fault spec; nullopt with why and the axis to blame when the
-// fault cannot run on the target (a 4-bit code takes bit faults on bits 0-3).
-std::optional<fault_spec> eb_fault_spec(const eb_cell& g, std::string* why, std::string* axis) {
-  auto spec = fault_spec_for(g.faults, target_format(g), why, axis);
-  if (spec && g.target == "code" && g.bits == 4) {
-    const auto k = g.faults.model.k;
-    if (k == fault_model::kind::random_value || k == fault_model::kind::multiply || k == fault_model::kind::set_max) {
-      *axis = "fault";
-      *why = "4-bit codes take bit faults only (bits 0-3)";
-      return std::nullopt;
-    }
-    for (int b : spec->bits)
-      if (b > 3) {
-        *axis = "bit";
-        *why = fmt::format("a 4-bit code has bits 0-3; bit {} is outside it", b);
-        return std::nullopt;
-      }
-  }
-  return spec;
-}
-
-// The table elements of the rows the batch reads, seen as a positions x cols
-// tensor: element (p, j) is code j (cols = d), or alpha / beta (cols = 1), of
-// row indices[p]. A 4-bit code is its nibble (bits 0-3 of a u8). The first
-// write keeps the clean bytes so end() can restore the table.
-class table_target final : public fault_target {
- public:
-  table_target(quantized_table& t, const bag_batch& b, const std::string& what, const format& f)
-      : t_(t), b_(b), what_(what), f_(f) {}
-  const format& fmt() const override { return f_; }
-  int64_t rows() const override { return int64_t(b_.indices.size()); }
-  int64_t cols() const override { return what_ == "code" ? t_.dim : 1; }
-  uint64_t bits_at(int64_t i) const override {
-    const auto [p, n] = place(i);
-    if (what_ != "code") return ptr_load(p, 4);
-    const uint8_t byte = *p;
-    return t_.bits == 8 ? byte : (n ? byte >> 4 : byte & 15);
-  }
-  void set_bits(int64_t i, uint64_t b) override {
-    const auto [p, n] = place(i);
-    if (!undo_ptr) undo_ptr = p, undo_n = what_ == "code" ? 1 : 4, std::memcpy(undo, p, undo_n);
-    if (what_ != "code") {
-      const uint32_t v = uint32_t(b);
-      std::memcpy(p, &v, 4);
-    } else if (t_.bits == 8) {
-      *p = uint8_t(b);
-    } else {
-      *p = uint8_t(n ? (*p & 0x0f) | ((b & 15) << 4) : (*p & 0xf0) | (b & 15));
-    }
-  }
-  uint8_t* undo_ptr = nullptr;
-  uint8_t undo[4] = {};
-  size_t undo_n = 0;
-
- private:
-  // The byte the element lives in, and for a 4-bit code which nibble.
-  std::pair<uint8_t*, int> place(int64_t i) const {
-    const int64_t p = i / cols(), j = i % cols();
-    uint8_t* row = t_.row(b_.indices[size_t(p)]);
-    if (what_ == "alpha") return {row + t_.code_bytes(), 0};
-    if (what_ == "beta") return {row + t_.code_bytes() + 4, 0};
-    return t_.bits == 8 ? std::pair{row + j, 0} : std::pair{row + j / 2, int(j & 1)};
-  }
-  static uint64_t ptr_load(const uint8_t* p, int n) {
-    uint32_t v = 0;
-    std::memcpy(&v, p, size_t(n));
-    return v;
-  }
-  quantized_table& t_;
-  const bag_batch& b_;
-  std::string what_;
-  const format& f_;
-};
-
 class eb_runner final : public episode_runner {
  public:
-  eb_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+  eb_runner(const cell& c, uint64_t seed) : g_(parse_embedding_bag_cell(c)), seed_(seed), hash_(c.hash) {
     // The table: one per cell, from its own stream (trial id past any trial's).
     rng tg = make_stream(seed_, hash_, ~uint64_t(0), trial_kind::clean, stream_purpose::data);
     std::vector<float> x(size_t(g_.rows * g_.dim));
@@ -327,7 +222,7 @@ class embedding_bag_workload final : public workload {
     axes_ = {
         {"table", "ROWSxDIM: embedding rows and dimension d", {"100000x64"},
          simple([](const std::string& v) {
-           const auto [r, d] = parse_pair(v, "ROWSxDIM");
+           const auto [r, d] = parse_axb(v, "ROWSxDIM");
            return fmt::format("{}x{}", r, d);
          })},
         {"code_bits", "8 (one u8 code per element) or 4 (two per byte)", {"8"}, one_of({"8", "4"}, "code bits")},
@@ -335,7 +230,7 @@ class embedding_bag_workload final : public workload {
          [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
         {"batch", "BAGSxPOOLING: bags per call and indices per bag (Table I: 10x100)", {"10x100"},
          simple([](const std::string& v) {
-           const auto [b, p] = parse_pair(v, "BAGSxPOOLING");
+           const auto [b, p] = parse_axb(v, "BAGSxPOOLING");
            return fmt::format("{}x{}", b, p);
          })},
         {"pooling", "sum or weighted_sum (per-sample weights uniform on [0, 1))", {"sum"},
@@ -354,7 +249,7 @@ class embedding_bag_workload final : public workload {
   const std::vector<axis_def>& axes() const override { return axes_; }
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
-    const eb_cell g = parse_cell(c);
+    const eb_cell g = parse_embedding_bag_cell(c);
     std::string why, axis;
     if (!eb_fault_spec(g, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
@@ -362,7 +257,7 @@ class embedding_bag_workload final : public workload {
   detector_context context(const cell& c) const override { return {&u8(), &fp32(), c.axes_json()}; }
   std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
   fault_plan plan(const cell& c) const override {
-    const eb_cell g = parse_cell(c);
+    const eb_cell g = parse_embedding_bag_cell(c);
     std::string why, axis;
     fault_plan p = plan_of(g.faults, target_format(g));
     p.spec = *eb_fault_spec(g, &why, &axis);  // skip_reason refused the cells where it is none
