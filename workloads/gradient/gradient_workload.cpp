@@ -23,22 +23,17 @@
 
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <map>
-#include <mutex>
-#include <regex>
 
 #include <boost/random/uniform_int_distribution.hpp>
 
 #include "protocol/workload.hpp"
 #include "foundation/errors.hpp"
-#include "foundation/io/npy.hpp"
-#include "foundation/io/safetensors.hpp"
 #include "foundation/random/distributions.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"
 #include "protocol/views/sample_view.hpp"
 #include "injectors/tensor_view.hpp"
 #include "injectors/inject.hpp"
+#include "workloads/gradient/gradient_cell.hpp"
 
 namespace sdc {
 namespace {
@@ -46,87 +41,13 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
-struct tensor_data {
-  std::vector<int64_t> shape;
-  std::vector<double> values;
-};
-
-// Tensors from a file spec, loaded once per process.
-std::shared_ptr<const std::vector<tensor_data>> load_source(const std::string& spec, const std::string& base_dir) {
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const std::vector<tensor_data>>> cache;
-  if (!(spec.starts_with("file(") && spec.ends_with(")")))
-    throw value_error("expected synthetic, file(PATH) (.npy), file(PATH#TENSOR) or file(PATH#*) (.safetensors); got '" + spec + "'");
-  const std::string inner = spec.substr(5, spec.size() - 6);
-  const auto hash = inner.find('#');
-  std::filesystem::path file = inner.substr(0, hash);
-  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
-  const std::string key = file.string() + (hash == std::string::npos ? "" : inner.substr(hash));
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  auto out = std::make_shared<std::vector<tensor_data>>();
-  if (hash == std::string::npos) {
-    const npy_array a = read_npy(file.string());
-    out->push_back({a.shape, a.values()});
-  } else {
-    const std::string name = inner.substr(hash + 1);
-    const auto names = name == "*" ? safetensors_names(file.string()) : std::vector<std::string>{name};
-    for (const auto& n : names) {
-      safetensor t = read_safetensor(file.string(), n);
-      out->push_back({t.shape, std::move(t.values)});
-    }
-  }
-  for (const auto& t : *out)
-    if (t.values.empty()) throw input_error(file.string(), "shape", "expected non-empty tensors");
-  cache[key] = out;
-  return out;
-}
-
-std::vector<int64_t> parse_dims(const std::string& v) {
-  static const std::regex re(R"(\d+(x\d+)*)");
-  if (!std::regex_match(v, re)) throw value_error("expected a tensor shape D1xD2x... (or file for a file source); got '" + v + "'");
-  std::vector<int64_t> dims;
-  size_t pos = 0;
-  while (pos <= v.size()) {
-    const size_t x = v.find('x', pos);
-    dims.push_back(std::stoll(v.substr(pos, x == std::string::npos ? std::string::npos : x - pos)));
-    if (dims.back() < 1) throw value_error("tensor dimensions must be >= 1; got '" + v + "'");
-    if (x == std::string::npos) break;
-    pos = x + 1;
-  }
-  return dims;
-}
-
-struct grad_cell {
-  const format* dtype = nullptr;
-  std::shared_ptr<const std::vector<tensor_data>> file;  // null: synthetic
-  std::vector<int64_t> shape;
-  int64_t tensors = 1, faults_per_pair = 1;
-  distribution dist;
-  split_rule split;
-  fault_axes faults;  // fault, bit, fault_count
-};
-
-grad_cell parse_cell(const cell& c) {
-  grad_cell g;
-  g.dtype = &format_by_name(c.at("dtype"));
-  if (c.at("source") != "synthetic") g.file = load_source(c.at("source"), c.base_dir);
-  if (c.at("shape") != "file") g.shape = parse_dims(c.at("shape"));
-  g.tensors = parse_integer_at_least(c.at("tensors"), 1, "tensors");
-  g.faults_per_pair = parse_integer_at_least(c.at("faults_per_pair"), 1, "faults_per_pair");
-  g.dist = parse_distribution(c.at("distribution"), c.base_dir);
-  g.split = parse_split(c.at("split"));
-  g.faults = cell_fault_axes(c, {.count = "fault_count"});
-  return g;
-}
-
 struct vector_ref {
   int64_t tensor, offset, length;
 };
 
 class gradient_runner final : public episode_runner {
  public:
-  gradient_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+  gradient_runner(const cell& c, uint64_t seed) : g_(parse_gradient_cell(c)), seed_(seed), hash_(c.hash) {
     // Tensor shapes and the vectors they are cut into.
     if (g_.file) {
       for (const auto& t : *g_.file) shapes_.push_back(t.shape.empty() ? std::vector<int64_t>{1} : t.shape);
@@ -262,7 +183,7 @@ class gradient_workload final : public workload {
          simple([](const std::string& v) { return std::string(format_by_name(v).name); })},
         {"source", "synthetic, or file(PATH) (.npy), file(PATH#TENSOR), file(PATH#*) (.safetensors)", {"synthetic"},
          [](const std::string& v, const std::string& dir) {
-           if (v != "synthetic") load_source(v, dir);  // fails early on a bad file
+           if (v != "synthetic") load_gradient_source(v, dir);  // fails early on a bad file
            return v;
          }},
         {"shape", "shape of each synthetic tensor, D1xD2x... (the last dimension is a row); file for a file source",
@@ -294,7 +215,7 @@ class gradient_workload final : public workload {
   const std::vector<axis_def>& axes() const override { return axes_; }
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
-    const grad_cell g = parse_cell(c);
+    const grad_cell g = parse_gradient_cell(c);
     if (g.dtype != &bf16() && g.dtype != &fp16() && g.dtype != &fp32())
       return skip_info{"dtype", fmt::format("gradients are bf16, fp16 or fp32, not {}", g.dtype->name)};
     if (g.file && c.at("shape") != "file")
@@ -309,7 +230,7 @@ class gradient_workload final : public workload {
   std::vector<std::string> truth_metrics() const override { return {"log_norm_shift", "norm_rel_change"}; }
   // fault_count faults, each an element uniform over all tensors (000's type-1/2/3 flips).
   fault_plan plan(const cell& c) const override {
-    const grad_cell g = parse_cell(c);
+    const grad_cell g = parse_gradient_cell(c);
     return plan_of(g.faults, *g.dtype);
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
