@@ -31,7 +31,7 @@ size_t write_compare_report(const nlohmann::json& a, const std::string& a_file, 
   for (const auto& r : s.rows)
     if (!r["p"].is_null()) tested.push_back(r);
   for (const auto& r : tested)
-    if (r["verdict"] == "differs (family-wise alpha)")
+    if (r["verdict"] == k_verdict_differs)
       rows += fmt::format("<tr class=\"significant\"><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.2f} %</td>"
                           "<td class=\"num\">{:.2f} %</td><td>{}</td><td class=\"num\">{:.3g}</td></tr>\n",
                           r["cell"].get<int64_t>(), html_escape(r["key"]), html_escape(r["detector"]), r["a"].get<double>(),

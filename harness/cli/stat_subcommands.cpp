@@ -23,7 +23,7 @@ struct stat_args {
   std::vector<std::string> params;
   double tau = 0, alpha = 0;
   int64_t B = 0, seed = 0;
-  CLI::Option *param = nullptr, *o_variant = nullptr, *o_losses = nullptr, *o_grads = nullptr;
+  CLI::Option *o_param = nullptr, *o_variant = nullptr, *o_losses = nullptr, *o_grads = nullptr;
   CLI::Option *o_tau = nullptr, *o_alpha = nullptr, *o_B = nullptr, *o_seed = nullptr;
   bool any_test_option() const { return o_tau->count() || o_alpha->count() || o_B->count() || o_seed->count(); }
 };
@@ -42,7 +42,7 @@ std::map<std::string, std::string> key_values(const std::vector<std::string>& pa
 int run_stat_args(const stat_args& a) {
   const std::string cmd = "stat " + a.name;
   if (a.name == "consistency") {
-    if (!a.file.empty() || a.param->count() || a.o_variant->count() || a.any_test_option())
+    if (!a.file.empty() || a.o_param->count() || a.o_variant->count() || a.any_test_option())
       throw input_error("stat consistency", "options", "takes --losses L and --grads G only");
     if (!a.o_losses->count() || !a.o_grads->count()) throw input_error("stat consistency", "options", "expected --losses L and --grads G");
     std::cout << run_consistency_stat(a.losses, a.grads).dump(1) << "\n";
@@ -58,7 +58,7 @@ int run_stat_args(const stat_args& a) {
     std::cout << j.dump(1) << "\n";
     return 0;
   }
-  if (a.param->count()) throw input_error(cmd, "--param", "only `stat feature_value` and `stat npu_asd` take it");
+  if (a.o_param->count()) throw input_error(cmd, "--param", "only `stat feature_value` and `stat npu_asd` take it");
   stat_options opt;
   if (a.o_tau->count()) opt.tau = a.tau;
   if (a.o_alpha->count()) opt.alpha = a.alpha;
@@ -78,7 +78,7 @@ subcommand add_stat_subcommand(CLI::App& app) {
                    "feature_value also steps x parameters); "
                    "consistency (002: --losses, --grads)")->required();
   stat->add_option("FILE", a->file, "values (e.g. log gradient norms; feature values)");
-  a->param = stat->add_option("--param", a->params, "feature_value: K=V (upper_thresh1, upper_thresh2, grad_sample_interval, cooldown, "
+  a->o_param = stat->add_option("--param", a->params, "feature_value: K=V (upper_thresh1, upper_thresh2, grad_sample_interval, cooldown, "
                               "strikes_num, strikes_window, seconds_per_step); npu_asd: thresh_l1, thresh_l2, beta1");
   a->o_variant = stat->add_option("--variant", a->variant, "feature_value: mindspore (default) or torch_npu");
   a->o_losses = stat->add_option("--losses", a->losses, "consistency: one loss per rank (.npy or text)");

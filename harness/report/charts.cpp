@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "harness/report/chart_builders.hpp"
+#include "harness/results/report.hpp"
 
 namespace sdc {
 
@@ -27,7 +28,7 @@ chart comparison_chart(const nlohmann::json& rows, const std::string& id, const 
        {{"mark", {{"type", "point"}, {"filled", true}, {"size", 40}, {"tooltip", {{"content", "data"}}}}},
         {"encoding", {{"x", x}, {"y", y},
                       {"color", {{"field", "verdict"}, {"type", "nominal"}, {"title", nullptr},
-                                 {"scale", {{"domain", {"differs (family-wise alpha)", "no significant difference"}},
+                                 {"scale", {{"domain", {k_verdict_differs, k_verdict_same}},
                                             {"range", {"#c62828", "#90a4ae"}}}}}}}}}});
   return make_chart(id, "Detection rate per cell and detector: A against B",
                     "One point per cell and detector that both result sets ran: its detection rate in A (x) and B (y). "

@@ -104,9 +104,9 @@ compare_summary compare_results(const json& a, const json& b, double alpha) {
   }
   compare_summary s = finish_comparison(t, std::move(rows), alpha);
   for (auto& row : pairs)
-    row["verdict"] = row["p"].is_null()                                         ? "not compared (no faulty trials)"
-                     : row["p"].get<double>() < alpha / std::max(1, s.cells) ? "differs (family-wise alpha)"
-                                                                               : "no significant difference";
+    row["verdict"] = row["p"].is_null()                                         ? k_verdict_untested
+                     : row["p"].get<double>() < alpha / std::max(1, s.cells) ? k_verdict_differs
+                                                                             : k_verdict_same;
   s.rows = std::move(pairs);
   s.table += fmt::format("{} cells compared, {} differ at family-wise alpha {} (Bonferroni, '*'); test: {}{}\n", s.cells,
                          s.significant, alpha,

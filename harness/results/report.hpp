@@ -14,6 +14,12 @@ std::string show_table(const nlohmann::json& result);
 // (the order of the cell key; JSON objects do not keep it).
 std::vector<std::string> varying_axes(const nlohmann::json& result);
 
+// compare_results' verdict per pair (compare_summary::rows), spelled once for
+// the report's table and chart.
+inline constexpr const char* k_verdict_differs = "differs (family-wise alpha)";
+inline constexpr const char* k_verdict_same = "no significant difference";
+inline constexpr const char* k_verdict_untested = "not compared (no faulty trials)";
+
 struct compare_summary {
   std::string table;
   int cells = 0, significant = 0;
