@@ -1,4 +1,4 @@
-// Random streams, distributions and .npy files.
+// Random streams, distributions, .npy files and the file(...) specs of tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +7,8 @@
 
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"
+#include "foundation/io/safetensors.hpp"
+#include "foundation/io/tensor_file.hpp"
 #include "foundation/random/distributions.hpp"
 #include "scratch.hpp"
 
@@ -105,4 +107,45 @@ TEST(Npy, RoundTripAndErrors) {
   std::ofstream(dir / "junk.npy") << "not a numpy file";
   EXPECT_THROW(read_npy((dir / "junk.npy").string()), input_error);
   EXPECT_THROW(read_npy((dir / "absent.npy").string()), input_error);
+}
+
+// The file(...) specs of the GEMM's weights and the gradient workload's
+// sources: one parser (foundation/io/tensor_file.hpp), each reader's extras
+// only where it allows them, and one copy per spec however often it is asked.
+TEST(TensorFile, SpecsAndOneCopyPerSpec) {
+  const std::filesystem::path dir = sdc::testing::scratch_dir("tensor_file");
+  const float vals[6] = {1, 2, 3, 4, 5, 6};
+  write_npy((dir / "w.npy").string(), "<f4", {2, 3}, vals, sizeof vals);
+  write_safetensors_f32((dir / "c.safetensors").string(), {{"a", {2}}, {"b", {1, 3}}}, {{7, 8}, {9, 10, 11}});
+  const tensor_spec_rules plain{.expected = "expected file(...)"}, all{.every_tensor = true, .expected = "x"},
+      transposing{.transpose = true, .expected = "y"};
+  const tensor_file_spec w = parse_tensor_file_spec("file(w.npy^T)", dir.string(), transposing);
+  EXPECT_EQ(w.file, dir / "w.npy");
+  EXPECT_TRUE(w.transpose);
+  EXPECT_EQ(w.key(), (dir / "w.npy").string() + "^T");
+  // ^T is a file name's end to a reader that does not transpose.
+  EXPECT_EQ(parse_tensor_file_spec("file(w.npy^T)", dir.string(), plain).file, dir / "w.npy^T");
+  for (const char* bad : {"w.npy", "file()", "file(c.safetensors#)", "file(#a)", "file(w.npy"})
+    EXPECT_THROW(parse_tensor_file_spec(bad, dir.string(), all), value_error) << bad;
+  try {
+    parse_tensor_file_spec("file(c.safetensors#*)", dir.string(), plain);
+    FAIL() << "#* accepted where every tensor is not allowed";
+  } catch (const value_error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected file(...); got 'file(c.safetensors#*)'"), std::string::npos) << e.what();
+  }
+  const auto every = read_tensor_file(parse_tensor_file_spec("file(c.safetensors#*)", dir.string(), all));
+  ASSERT_EQ(every.size(), 2u);
+  EXPECT_EQ(every[1].shape, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(every[1].values, (std::vector<double>{9, 10, 11}));
+  const auto one = read_tensor_file(parse_tensor_file_spec("file(w.npy)", dir.string(), plain));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].values[5], 6.0);
+  EXPECT_THROW(read_tensor_file(parse_tensor_file_spec("file(c.safetensors#nope)", dir.string(), plain)), input_error);
+  int made = 0;
+  auto make = [&] { return ++made; };
+  const auto first = load_once<int>("tensor_file_test_key", make), again = load_once<int>("tensor_file_test_key", make);
+  EXPECT_EQ(first.get(), again.get());
+  EXPECT_EQ(made, 1);
+  EXPECT_THROW(load_once<int>("tensor_file_test_failing", []() -> int { throw value_error("no"); }), value_error);
+  EXPECT_EQ(load_once<int>("tensor_file_test_failing", [] { return 3; }).operator*(), 3);  // a failure is not cached
 }

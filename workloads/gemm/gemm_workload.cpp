@@ -31,8 +31,6 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-const std::vector<std::string> k_targets = {"A", "B", "C", "acc"};
-
 template <class T>
 class gemm_runner final : public episode_runner {
  public:
@@ -84,12 +82,12 @@ class gemm_runner final : public episode_runner {
   fault_target& target(int64_t, int) override {
     const auto& s = g_.shape;
     acc2_ = acc_, C2_ = C_;
-    if (g_.target == "A" || g_.target == "B") {
-      auto& dst = g_.target == "A" ? A2_ : B2_;
-      dst = g_.target == "A" ? A_ : B_;
+    if (g_.target == gemm_target::A || g_.target == gemm_target::B) {
+      auto& dst = g_.target == gemm_target::A ? A2_ : B2_;
+      dst = g_.target == gemm_target::A ? A_ : B_;
       const auto [rows, cols] = target_dims(g_);
       target_.emplace(tensor_view{g_.dtype, dst.data(), rows, cols});
-    } else if (g_.target == "C") {
+    } else if (g_.target == gemm_target::C) {
       target_.emplace(tensor_view{g_.out_fmt, (rounds_ ? C2_ : acc2_).data(), s.m, s.n});
     } else {  // acc: the fp32 accumulator before output rounding
       target_.emplace(tensor_view{&fp32(), acc2_.data(), s.m, s.n});
@@ -105,19 +103,19 @@ class gemm_runner final : public episode_runner {
   }
 
   location truth_location(const injection_record& r) const override {
-    if (g_.target == "A") return {-1, r.row, -1};  // row i of C
-    if (g_.target == "B") return {-1, -1, r.col};  // column j of C
+    if (g_.target == gemm_target::A) return {-1, r.row, -1};  // row i of C
+    if (g_.target == gemm_target::B) return {-1, -1, r.col};  // column j of C
     return {-1, r.row, r.col};
   }
 
   std::vector<const step_view*> views(int64_t) override {
     step_.clean = view(A_.data(), B_.data(), acc_.data(), C_.data());
-    step_.checked = faulty_ ? view(g_.target == "A" ? A2_.data() : A_.data(), g_.target == "B" ? B2_.data() : B_.data(),
-                                   acc2_.data(), C2_.data())
+    step_.checked = faulty_ ? view(g_.target == gemm_target::A ? A2_.data() : A_.data(),
+                                   g_.target == gemm_target::B ? B2_.data() : B_.data(), acc2_.data(), C2_.data())
                             : step_.clean;
     step_.incremental = faulty_ && incremental_;
-    if (g_.target == "A") step_.change = {gemm_change::kind::a_row, rec_.row, -1};
-    else if (g_.target == "B") step_.change = {gemm_change::kind::b_col, -1, rec_.col};
+    if (g_.target == gemm_target::A) step_.change = {gemm_change::kind::a_row, rec_.row, -1};
+    else if (g_.target == gemm_target::B) step_.change = {gemm_change::kind::b_col, -1, rec_.col};
     else step_.change = {gemm_change::kind::output_element, rec_.row, rec_.col};
     step_.exact_row_errors = nullptr;
     if (kind_ == trial_kind::clean && needs_exact_rows_) {
@@ -135,7 +133,8 @@ class gemm_runner final : public episode_runner {
   episode_truth truth() override { return truth_; }
 
   void judge(const verdict& v, trial_kind kind, metric_list& out) override {
-    if (kind == trial_kind::faulty && (g_.target == "C" || g_.target == "acc") && v.flagged && v.located_row >= 0)
+    if (kind == trial_kind::faulty && (g_.target == gemm_target::C || g_.target == gemm_target::acc) && v.flagged &&
+        v.located_row >= 0)
       judge_correction(rec_, v, out);
   }
 
@@ -170,13 +169,13 @@ class gemm_runner final : public episode_runner {
   // recomputes the row or column of C it feeds; one in acc is rounded into C.
   void propagate(const injection_record& rec) {
     const auto& s = g_.shape;
-    if (g_.target == "A" || g_.target == "B") {
-      const T* a = g_.target == "A" ? A2_.data() : A_.data();
-      const T* b = g_.target == "B" ? B2_.data() : B_.data();
+    if (g_.target == gemm_target::A || g_.target == gemm_target::B) {
+      const T* a = g_.target == gemm_target::A ? A2_.data() : A_.data();
+      const T* b = g_.target == gemm_target::B ? B2_.data() : B_.data();
       if (g_.order.k == accumulation_order::kind::openblas) {
         gemm_run(a, b, acc2_.data(), s, g_.order);  // OpenBLAS's order is unknown: recompute it all
         round_output(acc2_, C2_);
-      } else if (g_.target == "A") {
+      } else if (g_.target == gemm_target::A) {
         // Only row i of C depends on A[i][k]; the fixed order makes the
         // recomputed elements bit-identical to a full recompute (tested).
         gemm_row_fixed_order(a, b, acc2_.data(), s, g_.order, rec.row);
@@ -185,7 +184,7 @@ class gemm_runner final : public episode_runner {
         gemm_col_fixed_order(a, b, acc2_.data(), s, g_.order, rec.col);
         for (int64_t i = 0; i < s.m; ++i) round_element(i, rec.col);
       }
-    } else if (g_.target == "acc") {
+    } else if (g_.target == gemm_target::acc) {
       round_output(acc2_, C2_);
     }
   }
@@ -200,8 +199,8 @@ class gemm_runner final : public episode_runner {
   void label_significance(const injection_record& rec) {
     const auto& s = g_.shape;
     int64_t r0 = 0, r1 = s.m, c0 = 0, c1 = s.n;
-    if (g_.target == "A") r0 = rec.row, r1 = rec.row + 1;
-    else if (g_.target == "B") c0 = rec.col, c1 = rec.col + 1;
+    if (g_.target == gemm_target::A) r0 = rec.row, r1 = rec.row + 1;
+    else if (g_.target == gemm_target::B) c0 = rec.col, c1 = rec.col + 1;
     else r0 = rec.row, r1 = rec.row + 1, c0 = rec.col, c1 = rec.col + 1;
     truth_ = output_significance(*g_.out_fmt, A_.data(), B_.data(), (rounds_ ? C_ : acc_).data(), (rounds_ ? C2_ : acc2_).data(),
                                  s, {r0, r1, c0, c1});
@@ -254,11 +253,7 @@ class gemm_workload final : public workload {
         fault_axis({"bitflip"}),
         bit_axis("floating-point formats", {"exp1"}),
         {"target", "where the fault lands: A, B (inputs after encoding), C (stored output), acc (fp32 accumulator)",
-         {"C"}, simple([](const std::string& v) {
-           for (const auto& t : k_targets)
-             if (v == t) return v;
-           throw value_error("expected a target: A, B, C or acc; got '" + v + "'");
-         })},
+         {"C"}, simple([](const std::string& v) { return std::string(gemm_target_name(parse_gemm_target(v))); })},
         element_axis("site", false, {"uniform"}),
         {"weights", "B from a file: none, file(PATH) (.npy), file(PATH#TENSOR) (.safetensors); ^T transposes", {"none"},
          [](const std::string& v, const std::string& dir) {
@@ -276,7 +271,7 @@ class gemm_workload final : public workload {
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
     const gemm_cell g = parse_gemm_cell(c);
-    if (g.target == "acc" && (g.dtype == &fp32() || g.dtype == &fp64()))
+    if (g.target == gemm_target::acc && (g.dtype == &fp32() || g.dtype == &fp64()))
       return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
     std::string why, axis;
     if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};

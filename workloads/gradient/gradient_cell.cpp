@@ -1,50 +1,29 @@
 // The gradient workload's cells and source files (gradient_cell.hpp).
 #include "workloads/gradient/gradient_cell.hpp"
 
-#include <filesystem>
-#include <map>
-#include <mutex>
 #include <regex>
 
 #include "foundation/errors.hpp"
-#include "foundation/io/npy.hpp"
-#include "foundation/io/safetensors.hpp"
 
 namespace sdc {
 
-std::shared_ptr<const std::vector<tensor_data>> load_gradient_source(const std::string& spec, const std::string& base_dir) {
-  static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const std::vector<tensor_data>>> cache;
-  if (!(spec.starts_with("file(") && spec.ends_with(")")))
-    throw value_error("expected synthetic, file(PATH) (.npy), file(PATH#TENSOR) or file(PATH#*) (.safetensors); got '" + spec + "'");
-  const std::string inner = spec.substr(5, spec.size() - 6);
-  const auto hash = inner.find('#');
-  std::filesystem::path file = inner.substr(0, hash);
-  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
-  const std::string key = file.string() + (hash == std::string::npos ? "" : inner.substr(hash));
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
-  auto out = std::make_shared<std::vector<tensor_data>>();
-  if (hash == std::string::npos) {
-    const npy_array a = read_npy(file.string());
-    out->push_back({a.shape, a.values()});
-  } else {
-    const std::string name = inner.substr(hash + 1);
-    const auto names = name == "*" ? safetensors_names(file.string()) : std::vector<std::string>{name};
-    for (const auto& n : names) {
-      safetensor t = read_safetensor(file.string(), n);
-      out->push_back({t.shape, std::move(t.values)});
-    }
-  }
-  for (const auto& t : *out)
-    if (t.values.empty()) throw input_error(file.string(), "shape", "expected non-empty tensors");
-  cache[key] = out;
-  return out;
+std::shared_ptr<const std::vector<tensor_values>> load_gradient_source(const std::string& spec, const std::string& base_dir) {
+  const tensor_file_spec f = parse_tensor_file_spec(
+      spec, base_dir,
+      {.every_tensor = true,
+       .expected = "expected synthetic, file(PATH) (.npy), file(PATH#TENSOR) or file(PATH#*) (.safetensors)"});
+  return load_once<std::vector<tensor_values>>(f.key(), [&] {
+    std::vector<tensor_values> out = read_tensor_file(f);
+    for (const auto& t : out)
+      if (t.values.empty()) throw input_error(f.file.string(), "shape", "expected non-empty tensors");
+    return out;
+  });
 }
 
 std::vector<int64_t> parse_dims(const std::string& v) {
   static const std::regex re(R"(\d+(x\d+)*)");
-  if (!std::regex_match(v, re)) throw value_error("expected a tensor shape D1xD2x... (or file for a file source); got '" + v + "'");
+  if (!std::regex_match(v, re))
+    throw value_error("expected a tensor shape D1xD2x... (or file for a file source); got '" + v + "'");
   std::vector<int64_t> dims;
   size_t pos = 0;
   while (pos <= v.size()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "foundation/formats/format.hpp"
+#include "foundation/io/tensor_file.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"
 #include "foundation/random/distributions.hpp"
 #include "injectors/fault_axes.hpp"
@@ -15,22 +16,17 @@
 
 namespace sdc {
 
-struct tensor_data {
-  std::vector<int64_t> shape;
-  std::vector<double> values;
-};
-
 // `file(PATH)` (.npy), `file(PATH#TENSOR)` or `file(PATH#*)` (every tensor of
-// a .safetensors file), a relative PATH taken from base_dir; loaded once per
+// a .safetensors file; foundation/io/tensor_file.hpp), loaded once per
 // process. Bad specs and empty tensors are errors naming them.
-std::shared_ptr<const std::vector<tensor_data>> load_gradient_source(const std::string& spec, const std::string& base_dir);
+std::shared_ptr<const std::vector<tensor_values>> load_gradient_source(const std::string& spec, const std::string& base_dir);
 
 // "D1xD2x..." with every dimension >= 1; a value_error else.
 std::vector<int64_t> parse_dims(const std::string& v);
 
 struct grad_cell {
   const format* dtype = nullptr;
-  std::shared_ptr<const std::vector<tensor_data>> file;  // null: synthetic
+  std::shared_ptr<const std::vector<tensor_values>> file;  // null: synthetic
   std::vector<int64_t> shape;
   int64_t tensors = 1, faults_per_pair = 1;
   distribution dist;
