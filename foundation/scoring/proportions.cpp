@@ -5,6 +5,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <limits>
 
 #include "foundation/errors.hpp"
 
@@ -25,7 +26,7 @@ interval wilson_interval(int64_t x, int64_t n, double z) {
 
 // The tails come from Boost.Math (binomial, chi-squared, normal), not our own sums.
 double two_proportion_p(int64_t x1, int64_t n1, int64_t x2, int64_t n2) {
-  if (n1 <= 0 || n2 <= 0) return 1.0;
+  if (n1 <= 0 || n2 <= 0) return std::numeric_limits<double>::quiet_NaN();  // no test without trials
   const double p1 = double(x1) / double(n1), p2 = double(x2) / double(n2);
   const double pooled = double(x1 + x2) / double(n1 + n2);
   const double var = pooled * (1 - pooled) * (1.0 / double(n1) + 1.0 / double(n2));

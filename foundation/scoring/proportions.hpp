@@ -18,7 +18,8 @@ struct interval {
 interval wilson_interval(int64_t x, int64_t n, double z = k_z95);
 
 // Two-sided p-value of the pooled two-proportion z-test of x1/n1 vs x2/n2.
-// 1 when the pooled rate is 0 or 1 (no variance: the rates are equal) or n = 0.
+// 1 when the pooled rate is 0 or 1 (no variance: the rates are equal); NaN
+// (not computed: callers record null) when either side has no trials.
 double two_proportion_p(int64_t x1, int64_t n1, int64_t x2, int64_t n2);
 
 // McNemar's test on paired outcomes: b = trials only the first flags, c =
