@@ -1,0 +1,20 @@
+// The GEMM workload's episode runner: one trial is one step (the pair's data,
+// the kernel, the fault in a copy of the target, the views); its ground truth
+// is the worst changed output element against MPFR, and each located
+// correction is judged against the exact value (gemm_truth.hpp).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/workload.hpp"
+
+namespace sdc {
+
+// A runner for a cell of the gemm workload (fp64 cells in double, the others
+// in float with their own rounding), seeded as the engine asks.
+std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs);
+
+}  // namespace sdc
