@@ -1,0 +1,161 @@
+// The `show` table's published numbers (paper_columns.hpp).
+#include "harness/results/paper_columns.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "foundation/scoring/proportions.hpp"
+#include "harness/results/cell_key.hpp"
+#include "harness/results/report.hpp"
+#include "harness/results/text_table.hpp"
+
+namespace sdc {
+namespace {
+
+using json = nlohmann::json;
+using table = text_table;
+
+// The measured value a published key names: "faulty.rate", "clean.rate",
+// "metrics.NAME" (the detector's, e.g. metrics.clean.tightness.mean) or
+// "workload_metrics.NAME" (the workload's ground truth, e.g.
+// workload_metrics.faulty.delta_crit.mean).
+json measured_value(const json& cell, const std::string& key) {
+  if (key == "faulty.rate" || key == "clean.rate") {
+    const auto& b = cell[key.substr(0, key.find('.'))];
+    return b.is_null() ? json(nullptr) : b["rate"];
+  }
+  for (const char* block : {"metrics", "workload_metrics"}) {
+    const std::string prefix = std::string(block) + ".";
+    if (key.starts_with(prefix) && cell.contains(block)) {
+      const std::string name = key.substr(prefix.size());
+      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
+    }
+  }
+  return nullptr;
+}
+
+std::string number_text(const std::string& key, const json& v) {
+  if (v.is_null()) return "-";
+  if (!v.is_number()) return v.dump();  // a reference may carry text: the schema allows any value (fuzz finding)
+  return key.ends_with(".rate") ? fmt::format("{:.2f}%", 100 * v.get<double>()) : fmt::format("{:.4g}", v.get<double>());
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<std::string>> closed_forms_of(const json& r) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& d : r["suite"]["detectors"])
+    if (d.contains("closed_forms")) out[d["label"]] = d["closed_forms"].get<std::vector<std::string>>();
+  return out;
+}
+
+std::string paper_column(const json& cell) {
+  const auto& ref = cell["reference"];
+  if (ref.is_null()) return "";
+  std::string s;
+  for (auto it = ref.begin(); it != ref.end(); ++it) {
+    if (it.key() == "note") continue;
+    std::string key = it.key();
+    std::string label = key.starts_with("metrics.") ? key.substr(8) : key.starts_with("workload_metrics.") ? key.substr(17) : key;
+    s += (s.empty() ? "" : "; ") + label + " paper " + number_text(key, *it) + " / ours " +
+         number_text(key, measured_value(cell, key));
+  }
+  return s;
+}
+
+std::string closed_form_column(const json& cell, const std::vector<std::string>& names) {
+  if (names.empty() || !cell.contains("metrics")) return "";
+  std::string s;
+  bool any = false;
+  for (const auto& n : names) {
+    const std::string key = "faulty." + n + ".mean";
+    const json v = cell["metrics"].contains(key) ? cell["metrics"][key] : json(nullptr);
+    any |= !v.is_null();
+    s += (s.empty() ? "" : " / ") + rate_text(v);
+  }
+  return any ? s : "";
+}
+
+std::string closed_form_header(const std::map<std::string, std::vector<std::string>>& forms) {
+  std::vector<std::string> names;
+  for (const auto& [label, ns] : forms)
+    if (ns.size() > names.size()) names = ns;
+  return "closed form: " + fmt::format("{}", fmt::join(names, " / "));
+}
+
+std::string pooled_table(const json& r, const std::vector<std::string>& pooled) {
+  const auto axes = varying_axes(r);
+  std::vector<std::string> kept;
+  for (const auto& a : axes)
+    if (std::find(pooled.begin(), pooled.end(), a) == pooled.end()) kept.push_back(a);
+  struct group {
+    std::vector<std::string> row;
+    int64_t cells = 0, det = 0, n = 0, flag = 0, nc = 0;
+    std::vector<double> form_sum, form_w;  // per closed form: trial-weighted sum of means, weights
+    json reference;
+    bool same_reference = true;
+  };
+  std::vector<group> groups;
+  std::map<std::vector<std::string>, size_t> at;
+  auto forms = closed_forms_of(r);
+  for (const auto& c : r["cells"]) {
+    if (!c["skipped"].is_null()) continue;
+    std::vector<std::string> key;
+    for (const auto& a : kept) key.push_back(c["axes"][a].get<std::string>());
+    key.push_back(c["detector"]["label"]);
+    auto [it, fresh] = at.emplace(key, groups.size());
+    const auto& names = forms[c["detector"]["label"]];
+    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, std::vector<double>(names.size()), std::vector<double>(names.size()), c["reference"], true});
+    group& g = groups[it->second];
+    ++g.cells;
+    g.det += c["faulty"]["detected"].get<int64_t>(), g.n += c["faulty"]["trials"].get<int64_t>();
+    g.flag += c["clean"]["flagged"].get<int64_t>(), g.nc += c["clean"]["trials"].get<int64_t>();
+    g.same_reference &= c["reference"] == g.reference;
+    const auto& m = c["metrics"];
+    const double w = double(c["faulty"]["trials"].get<int64_t>());
+    for (size_t f = 0; f < names.size(); ++f) {
+      const std::string k = "faulty." + names[f] + ".mean";
+      if (m.contains(k) && !m[k].is_null()) g.form_sum[f] += w * m[k].get<double>(), g.form_w[f] += w;
+    }
+  }
+  table t;
+  t.head = kept;
+  for (const char* h : {"detector", "cells", "detected / not", "rate (95% CI)", "clean flagged / not"}) t.head.push_back(h);
+  t.head.push_back(closed_form_header(forms));
+  t.head.push_back("published (paper) vs measured (ours)");
+  for (const auto& g : groups) {
+    std::vector<std::string> row = g.row;
+    row.push_back(std::to_string(g.cells));
+    row.push_back(fmt::format("{} / {}", g.det, g.n - g.det));
+    const interval ci = wilson_interval(g.det, g.n);
+    row.push_back(g.n ? fmt::format("{:.2f}% [{:.1f},{:.1f}]", 100.0 * double(g.det) / double(g.n), 100 * ci.lo, 100 * ci.hi) : "-");
+    row.push_back(fmt::format("{} / {}", g.flag, g.nc - g.flag));
+    auto share = [](double sum, double w) { return w > 0 ? fmt::format("{:.2f}%", 100 * sum / w) : std::string("-"); };
+    std::string forms_text;
+    bool any_form = false;
+    for (size_t f = 0; f < g.form_sum.size(); ++f)
+      forms_text += (f ? " / " : "") + share(g.form_sum[f], g.form_w[f]), any_form |= g.form_w[f] > 0;
+    row.push_back(any_form ? forms_text : "");
+    std::string paper;
+    if (g.same_reference && g.reference.is_object())
+      for (auto it = g.reference.begin(); it != g.reference.end(); ++it) {
+        if (it.key() == "note") continue;
+        const json ours = it.key() == "faulty.rate" ? json(g.n ? double(g.det) / double(g.n) : 0.0)
+                          : it.key() == "clean.rate" ? json(g.nc ? double(g.flag) / double(g.nc) : 0.0)
+                                                     : json(nullptr);
+        paper += (paper.empty() ? "" : "; ") + it.key() + " paper " + number_text(it.key(), *it) + " / ours " +
+                 number_text(it.key(), ours);
+      }
+    row.push_back(paper);
+    t.rows.push_back(row);
+  }
+  std::string names;
+  for (const auto& p : pooled) names += (names.empty() ? "" : ", ") + p;
+  return fmt::format("\npooled over {} (the paper's totals):\n", names) + t.render();
+}
+
+}  // namespace sdc
