@@ -1,39 +1,21 @@
-// The training workload's episodes: a cell's parsed axes, the checkpoint
-// every episode forks from (made once per process and configuration), and the
-// runner that plays an episode of K data-parallel steps with the plan applied
-// inside the step, then compares it with its clean twin for the ground truth.
+// The training workload's episodes: the runner that plays an episode of K
+// data-parallel steps from the fork checkpoint (training_fork.hpp) with the
+// plan applied inside the step, then compares it with its clean twin for the
+// ground truth. A cell's typed axes: training_cell.hpp.
 #pragma once
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "protocol/workload.hpp"
-#include "workloads/training/fault_lifetime.hpp"
-#include "workloads/training/training_run.hpp"
-#include "workloads/training/training_sites.hpp"
+#include "workloads/training/training_cell.hpp"
 
 namespace sdc::train {
 
-// The shared fault axes a training cell has: `site` names the tensor, so the
-// element within it is `element`.
-inline constexpr fault_axis_names k_training_fault_axes{.element = "element", .count = "count", .when = true, .rank = true};
-
-struct training_cell {
-  std::string config_path;  // resolved against the suite's folder
-  int64_t warmup = 20, steps = 8, per_twin = 4;
-  fault_site site;    // the tensor (training_sites.hpp)
-  fault_axes faults;  // fault, bit, element, count, when, rank (injectors/fault_axes.hpp)
-  fault_lifetime lifetime;  // transient unless the cell says otherwise
-  double q = 1e-3;
-  std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
-  int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks
-  int64_t natural_runs = 16;          // clean runs whose pairwise divergences define harm
-};
-
-// `v` as written in a suite, relative to the suite's folder `dir`.
-std::string resolve_config(const std::string& v, const std::string& dir);
-training_cell parse_training_cell(const cell& c);
-train_config load_config(const training_cell& g);
 std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs);
 
 }  // namespace sdc::train
