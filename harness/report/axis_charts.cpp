@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/report/chart_builders.hpp"
+#include "harness/results/paper_columns.hpp"
 #include "harness/results/report.hpp"
 
 namespace sdc::report {
@@ -132,7 +133,7 @@ void metric_vs_axis_charts(const json& r, const std::string& id, std::vector<cha
       const auto& ref = (*c)["reference"];
       if (!ref.is_object() || !ref.contains(key)) continue;
       const json x = numeric ? json(*numeric_axis(axis_value(*c, varying[0]))) : json(joined_axes(*c, varying));
-      const json m = measured(*c, key);
+      const json m = measured_value(*c, key);
       if (m.is_number()) {
         rows.push_back({{"detector", (*c)["detector"]["label"]}, {"x", x}, {"value", m}, {"source", "measured"}});
         ys.push_back(m);

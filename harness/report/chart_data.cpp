@@ -77,21 +77,6 @@ json rate_fields(const pooled& p) {
   return row;
 }
 
-json measured(const json& cell, const std::string& key) {
-  if (key == "faulty.rate" || key == "clean.rate") {
-    const auto& b = cell[key.substr(0, key.find('.'))];
-    return b.is_null() ? json(nullptr) : b["rate"];
-  }
-  for (const char* block : {"metrics", "workload_metrics"}) {
-    const std::string prefix = std::string(block) + ".";
-    if (key.starts_with(prefix) && cell.contains(block) && cell[block].is_object()) {
-      const std::string name = key.substr(prefix.size());
-      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
-    }
-  }
-  return nullptr;
-}
-
 void fill_facet_grid(json& rows, const std::string& row_field, const std::string& column_field) {
   std::vector<json> row_values, column_values;
   std::set<std::pair<std::string, std::string>> have;

@@ -34,8 +34,6 @@ struct pooled {
 };
 // {rate, lo, hi} in percent (Wilson 95 %), hits and trials; rate null when no trials.
 json rate_fields(const pooled& p);
-// The value of a published key in a cell (faulty.rate, metrics.NAME, ...).
-json measured(const json& cell, const std::string& key);
 
 // Vega-Lite 6.4 draws a two-way facet's panels in the wrong places when a sort
 // is given and some (row, column) panel has no data. This adds a row marked

@@ -19,25 +19,6 @@ namespace {
 using json = nlohmann::json;
 using table = text_table;
 
-// The measured value a published key names: "faulty.rate", "clean.rate",
-// "metrics.NAME" (the detector's, e.g. metrics.clean.tightness.mean) or
-// "workload_metrics.NAME" (the workload's ground truth, e.g.
-// workload_metrics.faulty.delta_crit.mean).
-json measured_value(const json& cell, const std::string& key) {
-  if (key == "faulty.rate" || key == "clean.rate") {
-    const auto& b = cell[key.substr(0, key.find('.'))];
-    return b.is_null() ? json(nullptr) : b["rate"];
-  }
-  for (const char* block : {"metrics", "workload_metrics"}) {
-    const std::string prefix = std::string(block) + ".";
-    if (key.starts_with(prefix) && cell.contains(block)) {
-      const std::string name = key.substr(prefix.size());
-      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
-    }
-  }
-  return nullptr;
-}
-
 std::string number_text(const std::string& key, const json& v) {
   if (v.is_null()) return "-";
   if (!v.is_number()) return v.dump();  // a reference may carry text: the schema allows any value (fuzz finding)
@@ -45,6 +26,21 @@ std::string number_text(const std::string& key, const json& v) {
 }
 
 }  // namespace
+
+json measured_value(const json& cell, const std::string& key) {
+  if (key == "faulty.rate" || key == "clean.rate") {
+    const auto& b = cell[key.substr(0, key.find('.'))];
+    return b.is_null() ? json(nullptr) : b["rate"];
+  }
+  for (const char* block : {"metrics", "workload_metrics"}) {
+    const std::string prefix = std::string(block) + ".";
+    if (key.starts_with(prefix) && cell.contains(block) && cell[block].is_object()) {
+      const std::string name = key.substr(prefix.size());
+      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
+    }
+  }
+  return nullptr;
+}
 
 std::map<std::string, std::vector<std::string>> closed_forms_of(const json& r) {
   std::map<std::string, std::vector<std::string>> out;

@@ -11,6 +11,12 @@
 
 namespace sdc {
 
+// The measured value a published key names: "faulty.rate", "clean.rate",
+// "metrics.NAME" (the detector's, e.g. metrics.clean.tightness.mean) or
+// "workload_metrics.NAME" (the workload's ground truth, e.g.
+// workload_metrics.faulty.delta_crit.mean); null where the cell has none.
+nlohmann::json measured_value(const nlohmann::json& cell, const std::string& key);
+
 // The closed-form metrics each detector label declares (schema 2: the suite's
 // detectors[].closed_forms).
 std::map<std::string, std::vector<std::string>> closed_forms_of(const nlohmann::json& result);
