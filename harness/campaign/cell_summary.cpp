@@ -1,5 +1,6 @@
 #include "harness/campaign/cell_summary.hpp"
 
+#include "harness/campaign/episode_stats.hpp"
 #include "harness/campaign/label_summary.hpp"
 
 #include <algorithm>
@@ -12,90 +13,6 @@ namespace sdc {
 namespace {
 
 using json = nlohmann::json;
-
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-// The q-quantile (nearest rank) of the non-NaN values; NaN when none.
-double quantile(std::vector<double> v, double q) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  if (q == 0.5) return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  return v[std::min(v.size() - 1, size_t(std::ceil(q * double(v.size()))) - (q > 0 ? 1 : 0))];
-}
-
-// The median, mean and max of the episodes' numbers, their count (episodes)
-// and nan (episodes whose value is NaN: not computed, e.g. no strike, or NaN
-// itself). A NaN is counted, never dropped into a max; an infinite value makes
-// mean or max null.
-struct summary_stats {
-  json median, mean, max;
-  double count, nan;
-};
-summary_stats stats_of(const std::vector<double>& values) {
-  double sum = 0, mx = -INFINITY;
-  int64_t numbers = 0;
-  for (double x : values)
-    if (!std::isnan(x)) sum += x, mx = x > mx ? x : mx, ++numbers;
-  return {finite_or_null(quantile(values, 0.5)), finite_or_null(numbers ? sum / double(numbers) : NAN),
-          finite_or_null(numbers ? mx : NAN), double(values.size()), double(int64_t(values.size()) - numbers)};
-}
-
-// NAME.median/.mean/.max/.count/.nan (stats_of), prefixed by the episode kind.
-void summarize_named(const std::map<std::string, std::vector<double>> named[2], json& out) {
-  for (int kind = 0; kind < 2; ++kind)
-    for (const auto& [name, values] : named[kind]) {
-      const std::string prefix = std::string(kind ? "faulty." : "clean.") + name;
-      const summary_stats st = stats_of(values);
-      out[prefix + ".median"] = st.median;
-      out[prefix + ".mean"] = st.mean;
-      out[prefix + ".max"] = st.max;
-      out[prefix + ".count"] = st.count;
-      out[prefix + ".nan"] = st.nan;
-    }
-}
-
-// The episodes' series, gathered per (name, axis, rank) and kind: index -> values.
-struct series_key {
-  std::string name;
-  int over;
-  int32_t rank;
-  auto operator<=>(const series_key&) const = default;
-};
-using series_values = std::map<series_key, std::map<int32_t, std::vector<double>>[2]>;
-
-void gather_series(const series_list& l, bool faulty, series_values& out) {
-  for (const auto& p : l) out[{p.name, int(p.over), p.rank}][faulty][p.index].push_back(p.value);
-}
-
-// Schema 3's typed series: per series, per episode kind, arrays indexed by
-// step or bin of the stats_of fields (null kind: no episode of it had the
-// series; an index no episode reached: count 0, statistics null).
-json series_json(const series_values& all) {
-  json out = json::array();
-  for (const auto& [key, kinds] : all) {
-    json s = {{"name", key.name}, {"over", series_axis_name(series_axis(key.over))},
-              {"rank", key.rank < 0 ? json(nullptr) : json(key.rank)}};
-    for (int kind = 0; kind < 2; ++kind) {
-      const auto& by_index = kinds[kind];
-      json& k = s[kind ? "faulty" : "clean"];
-      if (by_index.empty()) {
-        k = nullptr;
-        continue;
-      }
-      const size_t n = size_t(by_index.rbegin()->first) + 1;
-      for (const char* f : {"median", "mean", "max", "count", "nan"}) k[f] = json::array();
-      for (size_t i = 0; i < n; ++i) {
-        auto it = by_index.find(int32_t(i));
-        const summary_stats st = stats_of(it == by_index.end() ? std::vector<double>{} : it->second);
-        k["median"].push_back(st.median), k["mean"].push_back(st.mean), k["max"].push_back(st.max);
-        k["count"].push_back(st.count), k["nan"].push_back(st.nan);
-      }
-    }
-    out.push_back(s);
-  }
-  return out;
-}
 
 // A verdict decided by a non-finite value says so with a metric nonfinite_norms > 0
 // (the sample tests of 000: gradient_tests.cpp nonfinite_verdict).
@@ -224,8 +141,8 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     f["outcome_counts"] = oc;
     f["localization"] = rate_block(right, right + wrong, "right");
     f["latency_steps"] = {{"detections", int64_t(latencies.size())},
-                          {"p50", finite_or_null(quantile(latencies, 0.5))},
-                          {"p90", finite_or_null(quantile(latencies, 0.9))},
+                          {"p50", finite_or_null(nearest_rank_quantile(latencies, 0.5))},
+                          {"p90", finite_or_null(nearest_rank_quantile(latencies, 0.9))},
                           {"max", finite_or_null(latencies.empty() ? NAN : *std::max_element(latencies.begin(), latencies.end()))}};
     f["early_flags"] = early;
     // Detections by reason: the test's own, and those decided by a non-finite value.
@@ -244,7 +161,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
     rec["by_significance"] = sig;
     json m = {{"clean_score_max", nc > 0 ? finite_or_null(clean_score_max) : json(nullptr)},
               {"clean_score_nan", nc > 0 ? json(clean_score_nan) : json(nullptr)},
-              {"faulty_score_median", finite_or_null(quantile(faulty_scores, 0.5))}};
+              {"faulty_score_median", finite_or_null(nearest_rank_quantile(faulty_scores, 0.5))}};
     summarize_named(named, m);
     rec["metrics"] = m;
     rec["series"] = series_json(curves);

@@ -1,6 +1,4 @@
 #include "harness/campaign/suite.hpp"
-#include "foundation/io/digest.hpp"
-
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +11,7 @@
 
 #include "detectors/adapters.hpp"
 #include "foundation/errors.hpp"
+#include "foundation/io/digest.hpp"
 #include "foundation/io/input_schemas.hpp"
 #include "foundation/io/json_file.hpp"
 #include "foundation/io/json_schema.hpp"
