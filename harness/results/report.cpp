@@ -20,6 +20,7 @@ namespace sdc {
 namespace {
 
 using json = nlohmann::json;
+using table = text_table;
 
 std::string rate_ci(const json& block, const char* hits) {
   if (block.is_null() || block["trials"].get<int64_t>() == 0) return "-";
@@ -60,12 +61,6 @@ std::vector<std::string> varying_axes(const json& r) {
     if (values.size() > 1 && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   return out;
 }
-
-namespace {
-
-using table = text_table;
-
-}  // namespace
 
 std::string show_table(const json& r) {
   const auto& su = r["suite"];

@@ -1,6 +1,7 @@
 // The GEMM workload's cells (gemm_cell.hpp).
 #include "workloads/gemm/gemm_cell.hpp"
 
+#include <iterator>
 #include <string>
 
 #include "foundation/errors.hpp"
@@ -14,7 +15,7 @@ constexpr const char* k_target_names[] = {"A", "B", "C", "acc"};  // gemm_target
 }  // namespace
 
 gemm_target parse_gemm_target(const std::string& v) {
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < int(std::size(k_target_names)); ++t)
     if (v == k_target_names[t]) return gemm_target(t);
   throw value_error("expected a target: A, B, C or acc; got '" + v + "'");
 }

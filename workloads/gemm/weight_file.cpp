@@ -1,6 +1,8 @@
 // The GEMM workload's weight files (weight_file.hpp).
 #include "workloads/gemm/weight_file.hpp"
 
+#include <utility>
+
 #include "foundation/errors.hpp"
 #include "foundation/io/tensor_file.hpp"
 
@@ -13,7 +15,7 @@ std::shared_ptr<const weight_matrix> load_weights(const std::string& spec, const
        .expected =
            "expected weights none, file(PATH) (.npy) or file(PATH#TENSOR) (.safetensors), optionally ending in ^T"});
   return load_once<weight_matrix>(f.key(), [&] {
-    const tensor_values t = read_tensor_file(f).front();
+    const tensor_values t = std::move(read_tensor_file(f).front());  // a spec without #* names one tensor
     const auto& shape = t.shape;
     if (shape.size() != 2)
       throw input_error(f.file.string(), "shape",
