@@ -107,9 +107,9 @@ TEST(Cli, BadCommandLineValuesExitTwo) {
 // variable and what it takes, and no result file.
 TEST(Cli, BadKernelEnvironmentExitsTwo) {
   const auto d = scratch_dir("badenv");
-  for (const auto& [env, fragment] : {std::pair<std::string, std::string>{"SDCBENCH_GEMM_PREFETCH_B=maybe",
-                                                                          "SDCBENCH_GEMM_PREFETCH_B: on or off; got 'maybe'"},
-                                      {"SDCBENCH_SIMD=foo", "SDCBENCH_SIMD: expected scalar, avx2 or avx512"}}) {
+  for (const auto& [env, fragment] :
+       {std::pair<std::string, std::string>{"SDCBENCH_GEMM_TUNING=maybe", "SDCBENCH_GEMM_TUNING: generic or intel; got 'maybe'"},
+        {"SDCBENCH_SIMD=foo", "SDCBENCH_SIMD: expected scalar, avx2 or avx512"}}) {
     const auto r = run_command("env " + env + " " + SDCBENCH_BINARY + " run " + k_suite + " --quiet --out " + d + "/x.json");
     EXPECT_EQ(r.code, 2) << env << "\n" << r.output;
     EXPECT_NE(r.output.find(fragment), std::string::npos) << env << "\n" << r.output;

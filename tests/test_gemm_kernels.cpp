@@ -58,9 +58,9 @@ TEST(GemmKernels, FixedOrderEqualsReferenceDouble) {
     for (const char* o : k_orders) expect_bit_identical<double>(s, parse_accumulation(o));
 }
 
-// Every SIMD level this CPU can run (scalar always; AVX2; AVX-512), with and
-// without the prefetch of packed B, whatever the active variant: each against
-// the reference twin, bit for bit.
+// Every SIMD level this CPU can run (scalar always; AVX2; AVX-512), in each
+// tuning, whatever the active variant: each against the reference twin, bit
+// for bit.
 TEST(GemmKernels, EveryVariantThisCpuRunsEqualsReference) {
   const auto variants = supported_gemm_variants();
   EXPECT_EQ(variants.size(), 2 * supported_simd_levels().size());
@@ -71,27 +71,26 @@ TEST(GemmKernels, EveryVariantThisCpuRunsEqualsReference) {
         expect_bit_identical<double>(s, parse_accumulation(o), &v);
       }
     // more than one column block (4096 fp32, 2048 fp64 columns) and depth
-    // chunk (512 fp32, 256 fp64), whatever they become
-    EXPECT_GT(4200, fixed_order_kernels_for<float>(v).column_block);
-    EXPECT_GT(2100, fixed_order_kernels_for<double>(v).column_block);
-    EXPECT_GT(600, fixed_order_kernels_for<float>(v).depth_chunk);
-    EXPECT_GT(300, fixed_order_kernels_for<double>(v).depth_chunk);
-    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("sequential"), &v);
-    expect_bit_identical<float>({13, 4200, 600}, parse_accumulation("kblock(32)"), &v);
-    expect_bit_identical<double>({13, 2100, 300}, parse_accumulation("sequential"), &v);
+    // chunk (512 fp32; 256 or 512 fp64 by tuning), whatever they become
+    const auto& kf = fixed_order_kernels_for<float>(v);
+    const auto& kd = fixed_order_kernels_for<double>(v);
+    EXPECT_EQ(kd.depth_chunk, v.tuning == gemm_tuning::intel ? 512 : 256) << v.text();
+    expect_bit_identical<float>({13, kf.column_block + 104, kf.depth_chunk + 88}, parse_accumulation("sequential"), &v);
+    expect_bit_identical<float>({13, kf.column_block + 104, kf.depth_chunk + 88}, parse_accumulation("kblock(32)"), &v);
+    expect_bit_identical<double>({13, kd.column_block + 52, kd.depth_chunk + 44}, parse_accumulation("sequential"), &v);
   }
 }
 
-// The active variant: the highest level; the prefetch as the environment or
+// The active variant: the highest level; the tuning as the environment or
 // the CPU's vendor says (gemm_kernels.hpp).
 TEST(GemmKernels, ActiveVariant) {
   const gemm_kernel_variant v = active_gemm_variant();
   EXPECT_EQ(v.level, active_simd_level());
-  const char* env = std::getenv("SDCBENCH_GEMM_PREFETCH_B");
-  if (env && *env) EXPECT_EQ(v.prefetch_b, std::string(env) == "on");
-  else EXPECT_EQ(v.prefetch_b, __builtin_cpu_is("intel") != 0);
-  EXPECT_EQ(gemm_kernel_variant({simd_level::avx512, true}).text(), "avx512+prefetch_b");
-  EXPECT_EQ(gemm_kernel_variant({simd_level::avx2, false}).text(), "avx2");
+  const char* env = std::getenv("SDCBENCH_GEMM_TUNING");
+  const bool intel = env && *env ? std::string(env) == "intel" : __builtin_cpu_is("intel") != 0;
+  EXPECT_EQ(v.tuning, intel ? gemm_tuning::intel : gemm_tuning::generic);
+  EXPECT_EQ(gemm_kernel_variant({simd_level::avx512, gemm_tuning::intel}).text(), "avx512+intel");
+  EXPECT_EQ(gemm_kernel_variant({simd_level::avx2, gemm_tuning::generic}).text(), "avx2");
 }
 
 TEST(GemmKernels, LargeOddShape513) {

@@ -39,9 +39,9 @@ library_settings lower_settings() {
   for (const auto l : sdc::supported_simd_levels())
     if (l != sdc::active_simd_level() && l != sdc::simd_level::scalar)
       simd.push_back(std::string("SDCBENCH_SIMD=") + sdc::simd_name(l));
-  // the fixed-order GEMM's other prefetch variant (speed only)
-  const std::vector<std::string> gemm{std::string("SDCBENCH_GEMM_PREFETCH_B=") +
-                                      (sdc::active_gemm_variant().prefetch_b ? "off" : "on")};
+  // the fixed-order GEMM's other tuning (speed only)
+  const bool intel = sdc::active_gemm_variant().tuning == sdc::gemm_tuning::intel;
+  const std::vector<std::string> gemm{std::string("SDCBENCH_GEMM_TUNING=") + (intel ? "generic" : "intel")};
   if (avx512) aten.push_back("ATEN_CPU_CAPABILITY=avx512");
   if (avx2) onednn.push_back("DNNL_MAX_CPU_ISA=AVX2");
   if (__builtin_cpu_supports("avx")) openblas.push_back("OPENBLAS_CORETYPE=Sandybridge");

@@ -58,11 +58,11 @@ inline int cascade_levels(int64_t rows) {
 constexpr int64_t k_pairwise_strip = 64, k_pairwise_levels = 64;
 constexpr int64_t k_pairwise_workspace = k_pairwise_strip * (k_pairwise_levels + 1);
 
-// One SIMD level's kernels, without and with the prefetch of packed B
-// (gemm_kernel_variant): the table each level's file defines.
+// One SIMD level's kernels in each tuning (gemm_kernel_variant): the table
+// each level's file defines.
 template <class T>
 struct fixed_order_tables {
-  fixed_order_kernels<T> plain, prefetch_b;
+  fixed_order_kernels<T> generic, intel;
 };
 
 template <class T>

@@ -16,32 +16,33 @@ SDC_DECLARE_LEVEL_TABLES(fixed_order_tables<float>, gemm_kernels_f32)
 SDC_DECLARE_LEVEL_TABLES(fixed_order_tables<double>, gemm_kernels_f64)
 
 std::string gemm_kernel_variant::text() const {
-  return std::string(simd_name(level)) + (prefetch_b ? "+prefetch_b" : "");
+  return std::string(simd_name(level)) + (tuning == gemm_tuning::intel ? "+intel" : "");
 }
 
 namespace {
 
-bool choose_prefetch_b() {
-  if (const char* env = std::getenv("SDCBENCH_GEMM_PREFETCH_B"); env && *env) {
+gemm_tuning choose_tuning() {
+  if (const char* env = std::getenv("SDCBENCH_GEMM_TUNING"); env && *env) {
     const std::string_view e(env);
-    if (e == "on") return true;
-    if (e == "off") return false;
-    throw input_error("environment", "SDCBENCH_GEMM_PREFETCH_B", "on or off; got '" + std::string(e) + "'");
+    if (e == "generic") return gemm_tuning::generic;
+    if (e == "intel") return gemm_tuning::intel;
+    throw input_error("environment", "SDCBENCH_GEMM_TUNING", "generic or intel; got '" + std::string(e) + "'");
   }
   __builtin_cpu_init();
-  return __builtin_cpu_is("intel");
+  return __builtin_cpu_is("intel") ? gemm_tuning::intel : gemm_tuning::generic;
 }
 
 }  // namespace
 
 gemm_kernel_variant active_gemm_variant() {
-  static const gemm_kernel_variant v{active_simd_level(), choose_prefetch_b()};
+  static const gemm_kernel_variant v{active_simd_level(), choose_tuning()};
   return v;
 }
 
 std::vector<gemm_kernel_variant> supported_gemm_variants() {
   std::vector<gemm_kernel_variant> out;
-  for (const simd_level l : supported_simd_levels()) out.push_back({l, false}), out.push_back({l, true});
+  for (const simd_level l : supported_simd_levels())
+    for (const gemm_tuning t : {gemm_tuning::generic, gemm_tuning::intel}) out.push_back({l, t});
   return out;
 }
 
@@ -55,7 +56,7 @@ const fixed_order_kernels<T>& fixed_order_kernels_for(gemm_kernel_variant v) {
   else
     t = &table_for_level(v.level, family, simd_scalar::gemm_kernels_f64, simd_avx2::gemm_kernels_f64,
                          simd_avx512::gemm_kernels_f64);
-  return v.prefetch_b ? t->prefetch_b : t->plain;
+  return v.tuning == gemm_tuning::intel ? t->intel : t->generic;
 }
 template const fixed_order_kernels<float>& fixed_order_kernels_for<float>(gemm_kernel_variant);
 template const fixed_order_kernels<double>& fixed_order_kernels_for<double>(gemm_kernel_variant);

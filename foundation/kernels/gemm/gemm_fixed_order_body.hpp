@@ -5,8 +5,8 @@
 // columns) > pc (KC depth, packed B) > ic (MC rows, packed A) > jb (NB
 // columns of packed B, in L2) > ir (MR) > jr (NR) > micro-kernel: as in
 // BLIS's kernels for AVX-512 CPUs, the broadcast side's micro-panel (MR rows
-// of A, 25 KB) stays in L1 while the vector side (packed B) streams past it,
-// from L2. K is never split across two accumulators, so each
+// of A, 25 KB in the generic tuning) stays in L1 while the vector side
+// (packed B) streams past it, from L2. K is never split across two accumulators, so each
 // element's sum runs over k in order exactly as in gemm_reference; the
 // micro-kernel carries the accumulator from one KC chunk to the next through
 // C, which holds it at full accumulator precision. No library templates and
@@ -21,11 +21,12 @@
 namespace sdc::SDC_KERNEL_NS {
 namespace {
 
-template <class T, bool Checked, bool PfB>
+template <class T, bool Checked, gemm_tuning Tu>
 void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
-  static_assert(k_nb<T> % nr == 0 && k_nc<T> % k_nb<T> == 0, "B's sub-blocks are whole panels, and tile a column block");
-  const int64_t kc_max = kc_for<T>(block), as = a_stride_for<T>(block);
+  static_assert(k_nb<T, Tu> % nr == 0 && k_nc<T> % k_nb<T, Tu> == 0,
+                "B's sub-blocks are whole panels, and tile a column block");
+  const int64_t kc_max = kc_for<T, Tu>(block), as = a_stride_for<T, Tu>(block);
   T* const bpack = work;
   T* const apack = work + kc_max * (k_nc<T> + nr);
   T tile[k_mr * nr];
@@ -49,8 +50,8 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
         } else {
           pack_a(A, s.k, ic, mc, pc, kc, as, apack);
         }
-        for (int64_t jb = 0; jb < nc; jb += k_nb<T>) {
-          const int64_t jb_end = min_of(nc, jb + k_nb<T>);
+        for (int64_t jb = 0; jb < nc; jb += k_nb<T, Tu>) {
+          const int64_t jb_end = min_of(nc, jb + k_nb<T, Tu>);
           for (int64_t ir = 0; ir < mc; ir += k_mr) {
             const int rows = int(min_of<int64_t>(k_mr, mc - ir));
             const T* ap = apack + (ir / k_mr) * as * k_mr;
@@ -62,12 +63,12 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
                 if constexpr (Checked) {
                   if (last && !io->c_rows) {  // the tile's sums from its registers
                     const int64_t i0 = ic + ir, j0 = jc + jr;
-                    micro_kernel<PfB>(kc, ap, as, bp, c, s.n, first, block,
+                    micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block,
                                  [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
                     continue;
                   }
                 }
-                micro_kernel<PfB>(kc, ap, as, bp, c, s.n, first, block);
+                micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block);
                 continue;
               }
               // Edge tile: run on a full local tile, copy the valid part back.
@@ -75,7 +76,7 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
               if (!first)
                 for (int r = 0; r < rows; ++r)
                   for (int cc = 0; cc < cols; ++cc) tile[r * nr + cc] = c[r * s.n + cc];
-              micro_kernel<PfB>(kc, ap, as, bp, tile, nr, first, block);
+              micro_kernel<Tu>(kc, ap, as, bp, tile, nr, first, block);
               for (int r = 0; r < rows; ++r)
                 for (int cc = 0; cc < cols; ++cc) c[r * s.n + cc] = tile[r * nr + cc];
               if constexpr (Checked)
@@ -90,13 +91,13 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
   }
 }
 
-template <class T, bool PfB>
+template <class T, gemm_tuning Tu>
 void blocked_gemm(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work) {
-  blocked_gemm_t<T, false, PfB>(A, B, C, s, block, work, nullptr);
+  blocked_gemm_t<T, false, Tu>(A, B, C, s, block, work, nullptr);
 }
-template <class T, bool PfB>
+template <class T, gemm_tuning Tu>
 void blocked_gemm_checked(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>& io) {
-  blocked_gemm_t<T, true, PfB>(A, B, C, s, block, work, &io);
+  blocked_gemm_t<T, true, Tu>(A, B, C, s, block, work, &io);
 }
 
 // Pairwise order: products rounded, then merged as a binary counter does, which
@@ -138,9 +139,11 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
   }
 }
 
-template <class T, bool PfB>
+template <class T, gemm_tuning Tu>
 constexpr fixed_order_kernels<T> kernel_table() {
-  return {&blocked_workspace<T>, &blocked_gemm<T, PfB>, &pairwise_gemm<T>, &blocked_gemm_checked<T, PfB>, k_nc<T>, k_kc<T>};
+  return {&blocked_workspace<T, Tu>, &blocked_gemm<T, Tu>, &pairwise_gemm<T>, &blocked_gemm_checked<T, Tu>,
+          k_nc<T>,
+          k_kc<T, Tu>};
 }
 
 }  // namespace
@@ -148,7 +151,9 @@ constexpr fixed_order_kernels<T> kernel_table() {
 // The table gemm_fixed_order.cpp dispatches to.
 extern const fixed_order_tables<float> gemm_kernels_f32;
 extern const fixed_order_tables<double> gemm_kernels_f64;
-const fixed_order_tables<float> gemm_kernels_f32 = {kernel_table<float, false>(), kernel_table<float, true>()};
-const fixed_order_tables<double> gemm_kernels_f64 = {kernel_table<double, false>(), kernel_table<double, true>()};
+const fixed_order_tables<float> gemm_kernels_f32 = {kernel_table<float, gemm_tuning::generic>(),
+                                                     kernel_table<float, gemm_tuning::intel>()};
+const fixed_order_tables<double> gemm_kernels_f64 = {kernel_table<double, gemm_tuning::generic>(),
+                                                      kernel_table<double, gemm_tuning::intel>()};
 
 }  // namespace sdc::SDC_KERNEL_NS

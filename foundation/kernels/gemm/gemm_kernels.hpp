@@ -37,24 +37,31 @@ struct accumulation_order {
 };
 accumulation_order parse_accumulation(std::string_view text);
 
-// Which of the fixed-order GEMM's kernels run: a SIMD level, and whether the
-// micro-kernel asks for packed B in software a few depth steps ahead. Both
-// change speed, never bits. The prefetch is on where it was measured faster:
-// Intel CPUs (on a Xeon with AVX-512, fp32 2-10 % faster at n = 512-4096, fp64
-// up to 4 % at 512-2048, no change at 4096); off elsewhere (an earlier trial on an AMD EPYC, Zen 5, found
-// a prefetch of packed B slower; this variant is not yet measured there).
-// results/bench/vabft_overhead_xeon.txt.
+// A tuning of the fixed-order GEMM's cache blocking for a kind of CPU; it
+// changes speed, never bits (results/bench/vabft_overhead_xeon.txt).
+//   generic  depth chunks of 2 KiB of a row of A (512 fp32, 256 fp64 steps),
+//            no software prefetch (measured on AMD EPYCs, AVX2 and Zen 5).
+//   intel    the micro-kernel asks for packed B 8 depth steps ahead, and
+//            depth chunks are 512 steps for both types (4 KiB fp64 rows), so
+//            fp64 loads and stores each tile of C half as often. On an Intel
+//            Xeon with AVX-512 the prefetch made fp32 2-10 % faster at n =
+//            512-4096 and fp64 up to 4 % at 512-2048; the fp64 chunks another
+//            2-5 % at n = 2048-4096 (no change at 512, about 1 % at 1024;
+//            fp32's chunk of 1024 gained nothing). An earlier trial on an AMD
+//            EPYC (Zen 5) found the prefetch slower; the chunks are not yet
+//            measured there.
+enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;
-  bool prefetch_b = false;
-  std::string text() const;  // "avx512", "avx512+prefetch_b"
+  gemm_tuning tuning = gemm_tuning::generic;
+  std::string text() const;  // "avx512", "avx512+intel"
 };
-// The variant gemm_fixed_order uses: the active SIMD level; the prefetch from
-// SDCBENCH_GEMM_PREFETCH_B=on|off if set (else input_error naming it), else on
-// for Intel CPUs. Read once.
+// The variant gemm_fixed_order uses: the active SIMD level; the tuning from
+// SDCBENCH_GEMM_TUNING=generic|intel if set (else input_error naming it),
+// else intel on Intel CPUs. Read once.
 gemm_kernel_variant active_gemm_variant();
-// Every variant this CPU runs: each supported level, with and without the
-// prefetch (what the tests run).
+// Every variant this CPU runs: each supported level with each tuning (what
+// the tests run).
 std::vector<gemm_kernel_variant> supported_gemm_variants();
 
 void gemm_fixed_order(const float* A, const float* B, float* C, gemm_shape s, accumulation_order o);

@@ -23,12 +23,17 @@ inline T max_of(T a, T b) { return a < b ? b : a; }
 constexpr int k_mr = simd::ops<float>::width >= 16 ? 12 : 6;
 constexpr int k_half = 6;  // rows a k-block tile runs at once (its partial sums double the registers)
 constexpr int64_t k_mc = 96;
-// The depth of a chunk: 2 KiB of a row of A (512 fp32, 256 fp64), so that
-// A's micro-panel (12 such rows, 25 KiB) stays in L1 beside the stream of
-// packed B. C's tiles are read and written once per chunk: fp32's chunk of
-// 256 read them twice as often (results/bench/vabft_overhead.txt).
-template <class T>
-constexpr int64_t k_kc = int64_t(2048) / int64_t(sizeof(T));
+// The depth of a chunk. generic: 2 KiB of a row of A (512 fp32, 256 fp64),
+// so that A's micro-panel (12 such rows, 25 KiB) stays in L1 beside the
+// stream of packed B. C's tiles are read and written once per chunk: fp32's
+// chunk of 256 read them twice as often (results/bench/vabft_overhead.txt).
+// intel: 512 steps for both types (fp64's micro-panel, 48 KiB, no longer
+// fits L1 beside B; C's tiles half as often: fp64 2-5 % faster from n = 2048
+// on a Xeon, results/bench/vabft_overhead_xeon.txt).
+template <class T, gemm_tuning Tu>
+constexpr int64_t k_kc = Tu == gemm_tuning::intel ? int64_t(512) : int64_t(2048) / int64_t(sizeof(T));
+// intel: the micro-kernel asks for packed B ahead (rank1_updates).
+constexpr bool prefetches_b(gemm_tuning t) { return t == gemm_tuning::intel; }
 // A packed panel's row stride is KC and one cache line more, so that its rows
 // fall in different L1 sets.
 constexpr int64_t k_a_pad = 16;
@@ -42,8 +47,8 @@ constexpr int64_t k_nc = (int64_t(16) << 10) / int64_t(sizeof(T));
 // KC x NB of packed B (512 KiB) stays in L2 while the MC / MR micro-panels of
 // A stream it past, so it is read from L3 once per block of A's rows, not
 // once per micro-panel (MC / MR = 8 times).
-template <class T>
-constexpr int64_t k_nb = (int64_t(512) << 10) / (k_kc<T> * int64_t(sizeof(T)));
+template <class T, gemm_tuning Tu>
+constexpr int64_t k_nb = (int64_t(512) << 10) / (k_kc<T, Tu> * int64_t(sizeof(T)));
 
 // Packing reads A and B from memory once: it asks for the row k_ahead rows on
 // (a prefetch never faults, so past the end is harmless). A's rows are 12 on:
@@ -100,15 +105,15 @@ void pack_b(const T* B, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t
   }
 }
 
-// How far ahead (depth steps, two cache lines each) the prefetching variant
-// asks for packed B: 8 and 16 steps measured the same on an Intel Xeon
+// How far ahead (depth steps, two cache lines each) the intel tuning asks
+// for packed B: 8 and 16 steps measured the same on an Intel Xeon
 // (AVX-512), both faster than none (results/bench/vabft_overhead_xeon.txt).
 constexpr int64_t k_prefetch_b_steps = 8;
 
 // x[r][h] = fma(A[r][p], B[p][h], x[r][h]) for p in [p0, p1), in order: the
 // micro-kernel's rank-1 updates (A's rows `stride` apart, B's panel k-major).
 // PfB: ask for B's panel k_prefetch_b_steps ahead into L1 (speed, not bits;
-// gemm_kernels.hpp's gemm_kernel_variant says where it is on).
+// the intel tuning, gemm_kernels.hpp).
 template <int R, bool PfB, class T>
 __attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t stride, const T* bp, int64_t p0, int64_t p1,
                                                          typename simd::ops<T>::reg (&x)[R][2]) {
@@ -177,23 +182,26 @@ struct no_epilogue {
 
 // The MR x NR tile: all rows at once in the sequential order; a k-block
 // order (whose partial sums double the registers) runs it in halves.
-template <bool PfB, class T, class Epi = no_epilogue>
+template <gemm_tuning Tu, class T, class Epi = no_epilogue>
 void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
                   const Epi& epi = {}) {
-  if (block == 0) return micro_rows<k_mr, k_kc<T> + k_a_pad, PfB>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
+  constexpr bool pf = prefetches_b(Tu);
+  if (block == 0) return micro_rows<k_mr, k_kc<T, Tu> + k_a_pad, pf>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
   for (int r0 = 0; r0 < k_mr; r0 += k_half)
-    micro_rows<k_half, 0, PfB>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
+    micro_rows<k_half, 0, pf>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
 }
 
 // KC must hold whole k-blocks so that block boundaries never straddle a chunk.
-template <class T>
-int64_t kc_for(int64_t block) { return block == 0 ? k_kc<T> : max_of<int64_t>(1, k_kc<T> / block) * block; }
-template <class T>
-int64_t a_stride_for(int64_t block) { return kc_for<T>(block) + k_a_pad; }
+template <class T, gemm_tuning Tu>
+int64_t kc_for(int64_t block) {
+  return block == 0 ? k_kc<T, Tu> : max_of<int64_t>(1, k_kc<T, Tu> / block) * block;
+}
+template <class T, gemm_tuning Tu>
+int64_t a_stride_for(int64_t block) { return kc_for<T, Tu>(block) + k_a_pad; }
 
-template <class T>
+template <class T, gemm_tuning Tu>
 int64_t blocked_workspace(int64_t block) {
-  return kc_for<T>(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for<T>(block) * (k_mc + k_mr);
+  return kc_for<T, Tu>(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for<T, Tu>(block) * (k_mc + k_mr);
 }
 
 }  // namespace
