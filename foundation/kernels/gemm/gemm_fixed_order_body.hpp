@@ -42,8 +42,8 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
       } else {
         pack_b(B, s.n, pc, kc, jc, nc, bpack);
       }
-      for (int64_t ic = 0; ic < s.m; ic += k_mc) {
-        const int64_t mc = min_of(k_mc, s.m - ic);
+      for (int64_t ic = 0; ic < s.m; ic += k_mc<Tu>) {
+        const int64_t mc = min_of(k_mc<Tu>, s.m - ic);
         if constexpr (Checked) {
           if (jc == 0) pack_a_checked(A, s.k, ic, mc, pc, kc, as, apack, *io);  // each row of A to a_row once
           else pack_a(A, s.k, ic, mc, pc, kc, as, apack);
