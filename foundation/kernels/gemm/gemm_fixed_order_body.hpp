@@ -6,12 +6,13 @@
 // columns of packed B, in L2) > ir (MR) > jr (NR) > micro-kernel: as in
 // BLIS's kernels for AVX-512 CPUs, the broadcast side's micro-panel (MR rows
 // of A, 25 KB in the generic tuning) stays in L1 while the vector side
-// (packed B) streams past it, from L2. K is never split across two accumulators, so each
-// element's sum runs over k in order exactly as in gemm_reference; the
-// micro-kernel carries the accumulator from one KC chunk to the next through
-// C, which holds it at full accumulator precision. No library templates and
-// no allocation here: an inline function shared between the levels' files
-// could be kept by the linker in its AVX-512 copy for every level.
+// (packed B) streams past it, from L2. K is never split across two
+// accumulators, so each element's sum runs over k in order exactly as in
+// gemm_reference; the micro-kernel carries the accumulator from one KC
+// chunk to the next through C, which holds it at full accumulator
+// precision. No library templates and no allocation here: an inline function
+// shared between the levels' files could be kept by the linker in its
+// AVX-512 copy for every level.
 #ifndef SDC_KERNEL_NS
 #error "define SDC_KERNEL_NS before including gemm_fixed_order_body.hpp"
 #endif
@@ -141,8 +142,7 @@ void pairwise_gemm(const T* A, const T* B, T* C, gemm_shape s, T* work) {
 
 template <class T, gemm_tuning Tu>
 constexpr fixed_order_kernels<T> kernel_table() {
-  return {&blocked_workspace<T, Tu>, &blocked_gemm<T, Tu>, &pairwise_gemm<T>, &blocked_gemm_checked<T, Tu>,
-          k_nc<T>,
+  return {&blocked_workspace<T, Tu>, &blocked_gemm<T, Tu>, &pairwise_gemm<T>, &blocked_gemm_checked<T, Tu>, k_nc<T>,
           k_kc<T, Tu>};
 }
 

@@ -48,9 +48,10 @@ accumulation_order parse_accumulation(std::string_view text);
 //            512-4096 and fp64 up to 4 % at 512-2048; the fp64 chunks another
 //            2-5 % at n = 2048-4096 (no change at 512, about 1 % at 1024;
 //            fp32's chunk of 1024 gained nothing); and 192 rows of A with 1 MiB
-//            of packed B per L2 block (96 and 512 KiB generic): fp32 about
-//            3 % faster at n = 4096. An earlier trial on an AMD EPYC (Zen 5)
-//            found the prefetch slower; the blocking is not yet measured there.
+//            of packed B per L2 block (96 and 512 KiB generic): fp32 2-3 %
+//            faster at n = 4096 and up to 1 % at 2048, fp64 0-3 % at
+//            2048-4096. An earlier trial on an AMD EPYC (Zen 5) found the
+//            prefetch slower; the blocking is not yet measured there.
 enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;

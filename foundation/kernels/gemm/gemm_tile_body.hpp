@@ -24,9 +24,9 @@ constexpr int k_mr = simd::ops<float>::width >= 16 ? 12 : 6;
 constexpr int k_half = 6;  // rows a k-block tile runs at once (its partial sums double the registers)
 // The rows of A packed at once (MC), and the bytes of packed B one sub-block
 // holds in L2 (below): generic 96 rows and 512 KiB; intel 192 rows and 1 MiB,
-// so each sub-block is read from L3 half as often (on a Xeon: fp32 about 1 %
-// faster at n = 1024-4096, fp64 1-3 % at 2048-4096; L2 holds both blocks:
-// 1.4 MiB fp32, 1.8 MiB fp64 of 2 MiB).
+// so each sub-block is read from L3 half as often (L2 then holds both blocks:
+// 1.4 MiB fp32, 1.8 MiB fp64 of an Intel Xeon's 2 MiB). What each tuning
+// gained where: gemm_kernels.hpp.
 template <gemm_tuning Tu>
 constexpr int64_t k_mc = Tu == gemm_tuning::intel ? 192 : 96;
 template <gemm_tuning Tu>
@@ -36,8 +36,7 @@ constexpr int64_t k_nb_bytes = (Tu == gemm_tuning::intel ? int64_t(1024) : int64
 // stream of packed B. C's tiles are read and written once per chunk: fp32's
 // chunk of 256 read them twice as often (results/bench/vabft_overhead.txt).
 // intel: 512 steps for both types (fp64's micro-panel, 48 KiB, no longer
-// fits L1 beside B; C's tiles half as often: fp64 2-5 % faster from n = 2048
-// on a Xeon, results/bench/vabft_overhead_xeon.txt).
+// fits L1 beside B, but fp64 reads and writes C's tiles half as often).
 template <class T, gemm_tuning Tu>
 constexpr int64_t k_kc = Tu == gemm_tuning::intel ? int64_t(512) : int64_t(2048) / int64_t(sizeof(T));
 // intel: the micro-kernel asks for packed B ahead (rank1_updates).
