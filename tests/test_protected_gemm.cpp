@@ -95,7 +95,7 @@ void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* w
 const gemm_shape k_shapes[] = {{1, 1, 1},   {7, 13, 5},   {6, 32, 8},     {37, 101, 259}, {13, 4103, 300},
                                {100, 64, 64}, {97, 45, 513}, {2, 2050, 3},  {48, 96, 520},  {30, 4110, 40},
                                {4, 4100, 0},  {4, 9, 0},     {4, 0, 9},     {13, 1031, 300}, {9, 70, 700},
-                               {205, 40, 530}};  // the last: more than one block of A's rows (96 or 192)
+                               {205, 40, 530}};  // the last: more than one block of A's rows (96, 192 or 196)
 
 template <class T>
 void sums_at_every_level() {

@@ -46,14 +46,14 @@ inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_row
 // read from cache. A second read of A beyond the first chunk, but no lanes
 // carried across depth chunks: five per row, read and written every chunk,
 // cost more (results/bench/vabft_overhead.txt).
-template <class T>
+template <int MR, class T>
 void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out,
                     const check_sums_io<T>& io) {
-  for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
-    const int64_t rows = min_of<int64_t>(k_mr, mc - ir);
+  for (int64_t ir = 0; ir < mc; ir += MR, out += MR * stride) {
+    const int64_t rows = min_of<int64_t>(MR, mc - ir);
     if (p0 == 0)
       for (int64_t i = i0 + ir; i < i0 + ir + rows; ++i) io.a_row(io.ctx, i, A + i * lda);
-    pack_a(A, lda, i0 + ir, rows, p0, kc, stride, out);
+    pack_a<MR>(A, lda, i0 + ir, rows, p0, kc, stride, out);
   }
 }
 
@@ -179,7 +179,7 @@ void tile_sums_regs(const typename simd::ops<T>::reg (&acc)[R][2], int64_t i0, i
   T* const col = io.col_c1;
   reg col0 = v::zero(), col1 = v::zero();
   if (io.columns) col0 = v::load(col + j0), col1 = v::load(col + j0 + w);
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < R; ++r) {
     const int64_t i = i0 + r;
     T* s1 = io.c_s1 + i * L;

@@ -25,12 +25,13 @@ namespace {
 template <class T, bool Checked, gemm_tuning Tu>
 void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T* work, const check_sums_io<T>* io) {
   constexpr int nr = tiling<T>::nr;
+  constexpr int mr = k_mr<Tu>;
   static_assert(k_nb<T, Tu> % nr == 0 && k_nc<T> % k_nb<T, Tu> == 0,
                 "B's sub-blocks are whole panels, and tile a column block");
   const int64_t kc_max = kc_for<T, Tu>(block), as = a_stride_for<T, Tu>(block);
   T* const bpack = work;
   T* const apack = work + kc_max * (k_nc<T> + nr);
-  T tile[k_mr * nr];
+  T tile[mr * nr];
   for (int64_t jc = 0; jc < s.n; jc += k_nc<T>) {
     const int64_t nc = min_of(k_nc<T>, s.n - jc);
     for (int64_t pc = 0; pc < s.k; pc += kc_max) {
@@ -46,21 +47,21 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
       for (int64_t ic = 0; ic < s.m; ic += k_mc<Tu>) {
         const int64_t mc = min_of(k_mc<Tu>, s.m - ic);
         if constexpr (Checked) {
-          if (jc == 0) pack_a_checked(A, s.k, ic, mc, pc, kc, as, apack, *io);  // each row of A to a_row once
-          else pack_a(A, s.k, ic, mc, pc, kc, as, apack);
+          if (jc == 0) pack_a_checked<mr>(A, s.k, ic, mc, pc, kc, as, apack, *io);  // each row of A to a_row once
+          else pack_a<mr>(A, s.k, ic, mc, pc, kc, as, apack);
         } else {
-          pack_a(A, s.k, ic, mc, pc, kc, as, apack);
+          pack_a<mr>(A, s.k, ic, mc, pc, kc, as, apack);
         }
         for (int64_t jb = 0; jb < nc; jb += k_nb<T, Tu>) {
           const int64_t jb_end = min_of(nc, jb + k_nb<T, Tu>);
-          for (int64_t ir = 0; ir < mc; ir += k_mr) {
-            const int rows = int(min_of<int64_t>(k_mr, mc - ir));
-            const T* ap = apack + (ir / k_mr) * as * k_mr;
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int rows = int(min_of<int64_t>(mr, mc - ir));
+            const T* ap = apack + (ir / mr) * as * mr;
             for (int64_t jr = jb; jr < jb_end; jr += nr) {
               const int cols = int(min_of<int64_t>(nr, nc - jr));
               const T* bp = bpack + (jr / nr) * kc * nr;
               T* c = C + (ic + ir) * s.n + jc + jr;
-              if (rows == k_mr && cols == nr) {
+              if (rows == mr && cols == nr) {
                 if constexpr (Checked) {
                   if (last && !io->c_rows) {  // the tile's sums from its registers
                     const int64_t i0 = ic + ir, j0 = jc + jr;
@@ -73,7 +74,7 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
                 continue;
               }
               // Edge tile: run on a full local tile, copy the valid part back.
-              for (int e = 0; e < k_mr * nr; ++e) tile[e] = T(0);
+              for (int e = 0; e < mr * nr; ++e) tile[e] = T(0);
               if (!first)
                 for (int r = 0; r < rows; ++r)
                   for (int cc = 0; cc < cols; ++cc) tile[r * nr + cc] = c[r * s.n + cc];

@@ -50,8 +50,12 @@ accumulation_order parse_accumulation(std::string_view text);
 //            fp32's chunk of 1024 gained nothing); and 192 rows of A with 1 MiB
 //            of packed B per L2 block (96 and 512 KiB generic): fp32 2-3 %
 //            faster at n = 4096 and up to 1 % at 2048, fp64 0-3 % at
-//            2048-4096. An earlier trial on an AMD EPYC (Zen 5) found the
-//            prefetch slower; the blocking is not yet measured there.
+//            2048-4096; and, with AVX-512, a tile of 14 rows (28 accumulators:
+//            per 28 FMAs two loads of B and 14 broadcasts, not per 24) and 196
+//            rows of A: the micro-kernel alone about 5 % faster with its data
+//            in L1, the fp32 GEMM 1-4 % at n = 2048-4096 against oneDNN's
+//            sgemm, fp64 level. An earlier trial on an AMD EPYC (Zen 5) found
+//            the prefetch slower; the rest is not yet measured there.
 enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;

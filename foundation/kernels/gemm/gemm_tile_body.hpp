@@ -18,17 +18,25 @@ template <class T>
 inline T max_of(T a, T b) { return a < b ? b : a; }
 
 // MR x NR = 12 x 2 vectors where there are 32 vector registers (AVX-512: 24
-// accumulators, two B vectors, a broadcast), else 6 x 2 vectors (AVX2's 16).
-// The tile's size changes no element's order: every level gives the same bits.
-constexpr int k_mr = simd::ops<float>::width >= 16 ? 12 : 6;
-constexpr int k_half = 6;  // rows a k-block tile runs at once (its partial sums double the registers)
+// accumulators, two B vectors, a broadcast), else 6 x 2 vectors (AVX2's 16);
+// the intel tuning takes 14 x 2 on AVX-512 (28 accumulators: two loads of B
+// and 14 broadcasts per 28 FMAs, not per 24). The tile's size changes no
+// element's order: every level and tuning gives the same bits.
+template <gemm_tuning Tu>
+constexpr int k_mr = simd::ops<float>::width < 16 ? 6
+                     : Tu == gemm_tuning::intel   ? 14
+                                                  : 12;
+// Rows a k-block tile runs at once (its partial sums double the registers).
+template <gemm_tuning Tu>
+constexpr int k_half = k_mr<Tu> == 14 ? 7 : 6;
 // The rows of A packed at once (MC), and the bytes of packed B one sub-block
-// holds in L2 (below): generic 96 rows and 512 KiB; intel 192 rows and 1 MiB,
-// so each sub-block is read from L3 half as often (L2 then holds both blocks:
+// holds in L2 (below): generic 96 rows and 512 KiB; intel 196 rows (14 tiles
+// of 14; 192 with AVX2's 6) and 1 MiB, so each sub-block is read from L3 half
+// as often (L2 then holds both blocks:
 // 1.4 MiB fp32, 1.8 MiB fp64 of an Intel Xeon's 2 MiB). What each tuning
 // gained where: gemm_kernels.hpp.
 template <gemm_tuning Tu>
-constexpr int64_t k_mc = Tu == gemm_tuning::intel ? 192 : 96;
+constexpr int64_t k_mc = Tu == gemm_tuning::intel ? (k_mr<Tu> == 14 ? 196 : 192) : 96;
 template <gemm_tuning Tu>
 constexpr int64_t k_nb_bytes = (Tu == gemm_tuning::intel ? int64_t(1024) : int64_t(512)) << 10;
 // The depth of a chunk. generic: 2 KiB of a row of A (512 fp32, 256 fp64),
@@ -57,11 +65,11 @@ constexpr int64_t k_nc = (int64_t(16) << 10) / int64_t(sizeof(T));
 template <class T, gemm_tuning Tu>
 constexpr int64_t k_nb = k_nb_bytes<Tu> / (k_kc<T, Tu> * int64_t(sizeof(T)));
 
-// Packing reads A and B from memory once: it asks for the row k_ahead rows on
-// (a prefetch never faults, so past the end is harmless). A's rows are 12 on:
+// Packing reads A and B from memory once: it asks for the row some rows on
+// (a prefetch never faults, so past the end is harmless). A's rows are MR on:
 // the next panel's, far enough ahead to hide L3's latency (2 rows on left
-// our kernel 1-2 % behind oneDNN's sgemm at n = 1024).
-constexpr int64_t k_ahead_a = 12, k_ahead_b = 4;
+// our kernel 1-2 % behind oneDNN's sgemm at n = 1024). B's are k_ahead_b on.
+constexpr int64_t k_ahead_b = 4;
 template <class T>
 inline void prefetch_line(const T* p) { __builtin_prefetch(p, 0, 3); }
 
@@ -75,18 +83,18 @@ struct tiling {
 // row of a panel `stride` elements after the last (rows past the end are
 // zeros): a plain copy of each row, which the micro-kernel broadcasts from
 // at fixed offsets.
-template <class T>
+template <int MR, class T>
 void pack_a(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out) {
   using v = simd::ops<T>;
   constexpr int w = v::width;
-  for (int64_t ir = 0; ir < mc; ir += k_mr, out += k_mr * stride) {
-    const int rows = int(min_of<int64_t>(k_mr, mc - ir));
-    for (int r = 0; r < k_mr; ++r) {
+  for (int64_t ir = 0; ir < mc; ir += MR, out += MR * stride) {
+    const int rows = int(min_of<int64_t>(MR, mc - ir));
+    for (int r = 0; r < MR; ++r) {
       T* o = out + r * stride;
       const T* a = A + (i0 + ir + r) * lda + p0;
       int64_t p = 0;
       if (r < rows)
-        for (; p + w <= kc; p += w) prefetch_line(a + k_ahead_a * lda + p), v::store(o + p, v::load(a + p));
+        for (; p + w <= kc; p += w) prefetch_line(a + MR * lda + p), v::store(o + p, v::load(a + p));
       for (; p < kc; ++p) o[p] = r < rows ? a[p] : T(0);
     }
   }
@@ -132,7 +140,7 @@ __attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t st
       prefetch_line(ahead), prefetch_line(ahead + 64 / int64_t(sizeof(T)));
     }
     const typename v::reg b0 = v::load(bp + p * 2 * w), b1 = v::load(bp + p * 2 * w + w);
-#pragma GCC unroll 12
+#pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
       const typename v::reg a = v::set1(ap[r * stride + p]);
       x[r][0] = v::fma(a, b0, x[r][0]);
@@ -153,7 +161,7 @@ void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t 
   const int64_t stride = S ? S : as;  // A's rows: a compile-time stride in the sequential order
   constexpr int w = v::width;
   typename v::reg acc[R][2];
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < R; ++r) {
     acc[r][0] = first ? v::zero() : v::load(c + r * ldc);
     acc[r][1] = first ? v::zero() : v::load(c + r * ldc + w);
@@ -163,17 +171,17 @@ void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t 
   } else {
     for (int64_t p0 = 0; p0 < kc; p0 += block) {
       typename v::reg part[R][2];
-#pragma GCC unroll 12
+#pragma GCC unroll 14
       for (int r = 0; r < R; ++r) part[r][0] = part[r][1] = v::zero();
       rank1_updates<R, PfB>(ap, stride, bp, p0, min_of(kc, p0 + block), part);
-#pragma GCC unroll 12
+#pragma GCC unroll 14
       for (int r = 0; r < R; ++r) {
         acc[r][0] = v::add(acc[r][0], part[r][0]);
         acc[r][1] = v::add(acc[r][1], part[r][1]);
       }
     }
   }
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < R; ++r) {
     v::store(c + r * ldc, acc[r][0]);
     v::store(c + r * ldc + w, acc[r][1]);
@@ -193,9 +201,9 @@ template <gemm_tuning Tu, class T, class Epi = no_epilogue>
 void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
                   const Epi& epi = {}) {
   constexpr bool pf = prefetches_b(Tu);
-  if (block == 0) return micro_rows<k_mr, k_kc<T, Tu> + k_a_pad, pf>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
-  for (int r0 = 0; r0 < k_mr; r0 += k_half)
-    micro_rows<k_half, 0, pf>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
+  if (block == 0) return micro_rows<k_mr<Tu>, k_kc<T, Tu> + k_a_pad, pf>(kc, ap, as, bp, c, ldc, first, block, 0, epi);
+  for (int r0 = 0; r0 < k_mr<Tu>; r0 += k_half<Tu>)
+    micro_rows<k_half<Tu>, 0, pf>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, epi);
 }
 
 // KC must hold whole k-blocks so that block boundaries never straddle a chunk.
@@ -208,7 +216,7 @@ int64_t a_stride_for(int64_t block) { return kc_for<T, Tu>(block) + k_a_pad; }
 
 template <class T, gemm_tuning Tu>
 int64_t blocked_workspace(int64_t block) {
-  return kc_for<T, Tu>(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for<T, Tu>(block) * (k_mc<Tu> + k_mr);
+  return kc_for<T, Tu>(block) * (k_nc<T> + tiling<T>::nr) + a_stride_for<T, Tu>(block) * (k_mc<Tu> + k_mr<Tu>);
 }
 
 }  // namespace
