@@ -163,13 +163,14 @@ void tile_sums(const T* c, int64_t ldc, int64_t i0, int64_t j0, int rows, int co
   }
 }
 
-// The sums of a full tile's rows [i0, i0 + R) x columns [j0, j0 + NR) from
-// the micro-kernel's registers, as tile_sums takes them from memory: per row
-// C_i r1 and C_i r2 into lanes j mod L, per column the running sum of its
-// cascade block in a register, merged where a block of 8 rows ends.
+// The sums of a full-width tile's rows [i0, i0 + valid) (valid <= R) x
+// columns [j0, j0 + NR) from the micro-kernel's registers, as tile_sums
+// takes them from memory: per row C_i r1 and C_i r2 into lanes j mod L, per
+// column the running sum of its cascade block in a register, merged where a
+// block of 8 rows ends.
 template <class T, int R>
-void tile_sums_regs(const typename simd::ops<T>::reg (&acc)[R][2], int64_t i0, int64_t j0, int64_t M, int64_t N,
-                    const check_sums_io<T>& io) {
+void tile_sums_regs(const typename simd::ops<T>::reg (&acc)[R][2], int64_t i0, int valid, int64_t j0, int64_t M,
+                    int64_t N, const check_sums_io<T>& io) {
   using v = simd::ops<T>;
   using reg = typename v::reg;
   constexpr int w = v::width;
@@ -181,6 +182,7 @@ void tile_sums_regs(const typename simd::ops<T>::reg (&acc)[R][2], int64_t i0, i
   if (io.columns) col0 = v::load(col + j0), col1 = v::load(col + j0 + w);
 #pragma GCC unroll 14
   for (int r = 0; r < R; ++r) {
+    if (r >= valid) break;
     const int64_t i = i0 + r;
     T* s1 = io.c_s1 + i * L;
     T* s2 = io.c_s2 + i * L;

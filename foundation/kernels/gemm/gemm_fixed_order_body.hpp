@@ -61,19 +61,21 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
               const int cols = int(min_of<int64_t>(nr, nc - jr));
               const T* bp = bpack + (jr / nr) * kc * nr;
               T* c = C + (ic + ir) * s.n + jc + jr;
-              if (rows == mr && cols == nr) {
+              if (cols == nr) {  // on C itself, its rows all or the first `rows` (the end of M)
                 if constexpr (Checked) {
                   if (last && !io->c_rows) {  // the tile's sums from its registers
                     const int64_t i0 = ic + ir, j0 = jc + jr;
-                    micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block,
-                                 [&](const auto& acc, int r0) { tile_sums_regs<T>(acc, i0 + r0, j0, s.m, s.n, *io); });
+                    micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block, rows,
+                                     [&](const auto& acc, int r0, int valid) {
+                                       tile_sums_regs<T>(acc, i0 + r0, valid, j0, s.m, s.n, *io);
+                                     });
                     continue;
                   }
                 }
-                micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block);
+                micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block, rows);
                 continue;
               }
-              // Edge tile: run on a full local tile, copy the valid part back.
+              // Edge columns: run on a full local tile, copy the valid part back.
               for (int e = 0; e < mr * nr; ++e) tile[e] = T(0);
               if (!first)
                 for (int r = 0; r < rows; ++r)
