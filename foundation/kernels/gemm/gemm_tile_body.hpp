@@ -26,17 +26,21 @@ template <gemm_tuning Tu>
 constexpr int k_mr = simd::ops<float>::width < 16 ? 6
                      : Tu == gemm_tuning::intel   ? 14
                                                   : 12;
-// Rows a k-block tile runs at once (its partial sums double the registers).
+// Rows a k-block tile runs at once (its partial sums double the registers):
+// half the tile where there are 32 registers, the whole 6 with AVX2.
 template <gemm_tuning Tu>
-constexpr int k_half = k_mr<Tu> == 14 ? 7 : 6;
+constexpr int k_half = simd::ops<float>::width < 16 ? k_mr<Tu> : k_mr<Tu> / 2;
 // The rows of A packed at once (MC), and the bytes of packed B one sub-block
-// holds in L2 (below): generic 96 rows and 512 KiB; intel 196 rows (14 tiles
-// of 14; 192 with AVX2's 6) and 1 MiB, so each sub-block is read from L3 half
-// as often (L2 then holds both blocks:
-// 1.4 MiB fp32, 1.8 MiB fp64 of an Intel Xeon's 2 MiB). What each tuning
-// gained where: gemm_kernels.hpp.
+// holds in L2 (below): generic 96 rows and 512 KiB; intel 192 rows rounded up
+// to whole tiles (196 with 14-row tiles) and 1 MiB, so each sub-block is read
+// from L3 half as often (L2 then holds both blocks: 1.4 MiB fp32, 1.8 MiB
+// fp64 of an Intel Xeon's 2 MiB). What each tuning gained where:
+// gemm_kernels.hpp.
 template <gemm_tuning Tu>
-constexpr int64_t k_mc = Tu == gemm_tuning::intel ? (k_mr<Tu> == 14 ? 196 : 192) : 96;
+constexpr int64_t k_mc = Tu == gemm_tuning::intel ? (192 + k_mr<Tu> - 1) / k_mr<Tu> * k_mr<Tu> : 96;
+static_assert(k_mc<gemm_tuning::intel> % k_mr<gemm_tuning::intel> == 0 &&
+                  k_mc<gemm_tuning::generic> % k_mr<gemm_tuning::generic> == 0,
+              "a block of A's rows is whole tiles: only the last block of M has a short panel");
 template <gemm_tuning Tu>
 constexpr int64_t k_nb_bytes = (Tu == gemm_tuning::intel ? int64_t(1024) : int64_t(512)) << 10;
 // The depth of a chunk. generic: 2 KiB of a row of A (512 fp32, 256 fp64),
