@@ -46,7 +46,6 @@ class paired_timer {
   void measure(const std::vector<std::function<void()>>& variants, size_t iteration,
                const std::function<void()>& before = {}) {
     using clock = std::chrono::steady_clock;
-    if (samples_.size() < variants.size()) samples_.resize(variants.size());
     std::vector<size_t> order(variants.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     uint64_t state = 0x9E3779B97F4A7C15ull * (iteration + 1);  // splitmix64: Fisher-Yates draws
@@ -57,13 +56,20 @@ class paired_timer {
       return z ^ (z >> 31);
     };
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[size_t(next() % i)]);
+    std::vector<double> seconds(variants.size());
     for (size_t r = 0; r < variants.size(); ++r) {
       const size_t v = order[r];
       if (before) before();
       const auto t0 = clock::now();
       variants[v]();
-      samples_[v].push_back(std::chrono::duration<double>(clock::now() - t0).count());
+      seconds[v] = std::chrono::duration<double>(clock::now() - t0).count();
     }
+    record(seconds);
+  }
+  // One iteration's times, variant by variant (what measure records).
+  void record(const std::vector<double>& seconds) {
+    if (samples_.size() < seconds.size()) samples_.resize(seconds.size());
+    for (size_t v = 0; v < seconds.size(); ++v) samples_[v].push_back(seconds[v]);
   }
   // Median seconds of variant v.
   double median(size_t v) const { return median_of(samples_.at(v)); }
@@ -101,6 +107,31 @@ class paired_timer {
   // median_ci95 of the per-iteration ratios time(v) / the fastest of `bases`.
   std::pair<double, double> median_ci_to_fastest(size_t v, const std::vector<size_t>& bases) const {
     return median_ci95(ratios_to_fastest(v, bases));
+  }
+  // v over each of `bases` on its own (per-iteration ratios, as median_ratio),
+  // the base with the largest median, with its 95 % interval: v against the
+  // fastest base, free of the bias of a per-iteration minimum (the least of
+  // several noisy times is below each one's typical time; min_bias measures it).
+  struct ratio_interval {
+    double median, lo, hi;
+    size_t base;
+  };
+  ratio_interval largest_ratio(size_t v, const std::vector<size_t>& bases) const {
+    ratio_interval out{0, 0, 0, bases.front()};
+    for (size_t b : bases) {
+      const std::vector<double> r = ratios_to_fastest(v, {b});
+      const double med = median_of(r);
+      if (b != bases.front() && med <= out.median) continue;
+      const auto [lo, hi] = median_ci95(r);
+      out = {med, lo, hi, b};
+    }
+    return out;
+  }
+  // The bias of a per-iteration minimum, shown on an A/A pair (a and twin: the
+  // same code timed twice): v over the faster of the two in each iteration,
+  // over v against a alone, minus 1. Zero for a baseline without noise.
+  double min_bias(size_t v, size_t a, size_t twin) const {
+    return median_ratio_to_fastest(v, {a, twin}) / median_ratio(v, a) - 1;
   }
   size_t iterations() const { return samples_.empty() ? 0 : samples_[0].size(); }
   // Median over iterations of (time(a) - time(b)) / time(base): what a costs

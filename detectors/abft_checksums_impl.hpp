@@ -27,14 +27,16 @@ void checksum_abft<Policy>::encode_t(const gemm_data<T>& d) {
   for (int64_t kk = 0; kk < k; ++kk) kern.sum_and_weighted(d.B + kk * n, s.wn.data(), n, &s.br1[size_t(kk)], &s.br2[size_t(kk)]);
   if (o_.check_columns) {
     s.ca1.assign(size_t(k), T(0)), s.ca2.assign(size_t(k), T(0));
+    // A cascade block of rows at a time: row i adds A_i to the first
+    // block (as fma(1, a, b): the add's rounding) and w_i A_i to the second,
+    // rows in order (axpy2_rows, the row-by-row loops' bits).
     column_cascade<T> ca1(k, s.ca1.data()), ca2(k, s.ca2.data());
-    for (int64_t i = 0; i < m; ++i) {
-      const T w = s.wm[size_t(i)];
-      const T* row = d.A + i * k;
-      T* b1 = ca1.block();
-      T* b2 = ca2.block();
-      for (int64_t kk = 0; kk < k; ++kk) b1[kk] += row[kk], b2[kk] = std::fma(w, row[kk], b2[kk]);
-      ca1.row_done(i, m), ca2.row_done(i, m);
+    T ones[k_block_rows];
+    std::fill(ones, ones + k_block_rows, T(1));
+    for (int64_t i0 = 0; i0 < m; i0 += k_block_rows) {
+      const int64_t rows = std::min<int64_t>(k_block_rows, m - i0);
+      kern.axpy2_rows(ones, s.wm.data() + i0, d.A + i0 * k, k, rows, k, ca1.block(), ca2.block());
+      for (int64_t i = i0; i < i0 + rows; ++i) ca1.row_done(i, m), ca2.row_done(i, m);
     }
   }
   policy_.encode(d);

@@ -51,16 +51,13 @@ moments row_moments(const T* x, int64_t n, bool exact) {
   return m;
 }
 
-// The moments of every column of a row-major k x n matrix, read row by row;
-// each column summed sequentially down the rows.
+// The moments of every column of a row-major k x n matrix; each column
+// summed sequentially down the rows in fp64 (the dispatched kernel's
+// elementwise order: the bits of the plain loop over rows).
 template <class T>
 std::vector<moments> column_moments(const T* b, int64_t k, int64_t n, bool exact) {
   std::vector<double> sum(static_cast<size_t>(n), 0.0), mx(static_cast<size_t>(n), -INFINITY), mn(static_cast<size_t>(n), INFINITY);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j) {
-      const double v = double(b[kk * n + j]);
-      sum[size_t(j)] += v, mx[size_t(j)] = std::max(mx[size_t(j)], v), mn[size_t(j)] = std::min(mn[size_t(j)], v);
-    }
+  active_reduction_kernels<T>().column_sum_max_min(b, n, k, n, sum.data(), mx.data(), mn.data());
   std::vector<moments> mo(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) mo[size_t(j)].mean = sum[size_t(j)] / double(k);
   if (!exact) {

@@ -3,7 +3,9 @@
 // tabulated ranks (n = 6: min and max, 96.9 % coverage, where n = 5 would
 // give 93.75 % and so gives none; n = 9:
 // the 2nd and 8th; n = 100: the 40th and 61st), none below 6 values, and
-// the coverage itself by simulation on a skewed population.
+// the coverage itself by simulation on a skewed population. The ratio to
+// each base alone (the largest of them) and the bias of a per-iteration
+// minimum on an A/A pair, on recorded times.
 #include <gtest/gtest.h>
 
 #include <boost/random/exponential_distribution.hpp>
@@ -50,6 +52,30 @@ TEST(MedianCi95, CoversTheMedianOfASkewedPopulation) {
     }
     EXPECT_GE(double(covered) / trials, 0.94) << n;  // >= 95 % less Monte Carlo error (sd 0.35 %)
   }
+}
+
+// Iterations of (v, a, twin, b): v takes 1.0; a alternates 1.0 and 1.1, its
+// twin the other way round, b is 0.9 a. v over a has median (1 + 1/1.1) / 2,
+// over b (1/0.9 + 1/0.99) / 2, the largest, with the extremes as its interval
+// (8 values). The per-iteration minimum of a and its twin is 1.0 every time:
+// v over it is 1, so the minimum makes v look 1 / ((1 + 1/1.1) / 2) - 1 =
+// 4.8 % slower than over a alone; a twin equal to a, 0 %.
+TEST(PairedTimer, LargestRatioAndTheBiasOfAMinimum) {
+  sdc::bench::paired_timer t, same;
+  for (int i = 0; i < 8; ++i) {
+    const double a = i % 2 ? 1.1 : 1.0, twin = i % 2 ? 1.0 : 1.1;
+    t.record({1.0, a, twin, 0.9 * a});
+    same.record({1.0, a, a});
+  }
+  const double over_a = (1 + 1 / 1.1) / 2;
+  const auto r = t.largest_ratio(0, {1, 3});
+  EXPECT_EQ(r.base, 3u);
+  EXPECT_NEAR(r.median, (1 / 0.9 + 1 / 0.99) / 2, 1e-12);
+  EXPECT_NEAR(r.lo, 1 / 0.99, 1e-12);
+  EXPECT_NEAR(r.hi, 1 / 0.9, 1e-12);
+  EXPECT_NEAR(t.largest_ratio(0, {1}).median, over_a, 1e-12);
+  EXPECT_NEAR(t.min_bias(0, 1, 2), 1 / over_a - 1, 1e-12);
+  EXPECT_NEAR(same.min_bias(0, 1, 2), 0.0, 1e-12);
 }
 
 }  // namespace

@@ -127,6 +127,45 @@ void check_level(sdc::simd_level level) {
         r2[size_t(j)] = std::fma(a2[size_t(r)], m[size_t(r * ld + j)], r2[size_t(j)]);
     EXPECT_EQ(y1, r1);
     EXPECT_EQ(y2, r2);
+    // With ones for a1 (a column cascade's block of rows of A at encoding):
+    // y1[j] += x, the add's rounding, over 0 to 9 rows, signed zeros and
+    // infinities among the terms.
+    for (int64_t rr : {0, 1, 8, 9}) {
+      auto mz = data<T>(rr * ld, 12);
+      for (size_t e = 0; e < mz.size(); e += 7) mz[e] = e % 3 == 0 ? T(-0.0) : e % 3 == 1 ? T(0.0) : T(-INFINITY);
+      const std::vector<T> ones(size_t(rr), T(1)), wr = data<T>(rr, 13);
+      std::vector<T> z1 = data<T>(n, 14), z2 = data<T>(n, 15);
+      for (size_t e = 0; e < z1.size(); e += 5) z1[e] = T(-0.0);
+      std::vector<T> q1 = z1, q2 = z2;
+      k.axpy2_rows(ones.data(), wr.data(), mz.data(), ld, rr, n, z1.data(), z2.data());
+      for (int64_t r = 0; r < rr; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          q1[size_t(j)] += mz[size_t(r * ld + j)],
+              q2[size_t(j)] = std::fma(wr[size_t(r)], mz[size_t(r * ld + j)], q2[size_t(j)]);
+      for (int64_t j = 0; j < n; ++j)
+        EXPECT_TRUE(same(z1[size_t(j)], q1[size_t(j)]) && same(z2[size_t(j)], q2[size_t(j)])) << j;
+    }
+    // Columns' fp64 sums and extrema down the rows (V-ABFT's column moments):
+    // the plain loop's bits, NaN and signed zeros among the values.
+    for (int64_t rr : {0, 1, 7, 33}) {
+      auto mz = data<T>(rr * ld, 16);
+      for (size_t e = 0; e < mz.size(); e += 11)
+        mz[e] = e % 4 == 0 ? T(-0.0) : e % 4 == 1 ? T(NAN) : e % 4 == 2 ? T(INFINITY) : T(0.0);
+      std::vector<double> cs = data<double>(n, 17), cmx = data<double>(n, 18), cmn = data<double>(n, 19);
+      for (size_t e = 0; e < cmx.size(); e += 3) cmx[e] = 0.0, cmn[e] = -0.0;
+      std::vector<double> rs = cs, rmx = cmx, rmn = cmn;
+      k.column_sum_max_min(mz.data(), ld, rr, n, cs.data(), cmx.data(), cmn.data());
+      for (int64_t r = 0; r < rr; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          const double v = double(mz[size_t(r * ld + j)]);
+          rs[size_t(j)] += v, rmx[size_t(j)] = std::max(rmx[size_t(j)], v),
+                              rmn[size_t(j)] = std::min(rmn[size_t(j)], v);
+        }
+      for (int64_t j = 0; j < n; ++j)
+        EXPECT_TRUE(same(cs[size_t(j)], rs[size_t(j)]) && same(cmx[size_t(j)], rmx[size_t(j)]) &&
+                    same(cmn[size_t(j)], rmn[size_t(j)]))
+            << "rows " << rr << " column " << j;
+    }
   }
 }
 

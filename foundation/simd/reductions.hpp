@@ -1,8 +1,8 @@
 // Reductions along a contiguous row, vectorized and dispatched at run time
 // (simd_level.hpp): a sum with a weighted sum, two dot products sharing one
 // operand, a sum with the maximum and minimum (alone or fused with the dot
-// products), a row's sums fused with a column-sum update, and column
-// references over a block of rows. The ABFT checksum engine uses them for
+// products), a row's sums fused with a column-sum update, column
+// references over a block of rows, and columns' sums and extrema. The ABFT checksum engine uses them for
 // each row of C (C_i r1, C_i r2, its share of the column sums), of A
 // (A_i (B r1), A_i (B r2) and V-ABFT's statistics, in one read) and of B
 // (the column references (c A) B_j); the MPFR ground truth uses
@@ -56,6 +56,10 @@ struct reduction_kernels {
   // and y2[j] = fma(a2[r], x[r ld + j], y2[j]): elementwise, so the same bits
   // as the scalar loops, with y1 and y2 read and written once per call.
   void (*axpy2_rows)(const T* a1, const T* a2, const T* x, int64_t ld, int64_t rows, int64_t n, T* y1, T* y2);
+  // For r = 0 .. rows-1 in order, j < n, v = double(x[r ld + j]): sum[j] += v,
+  // max[j] = std::max(max[j], v), min[j] = std::min(min[j], v): elementwise,
+  // the scalar loop's bits (V-ABFT's column moments at encoding).
+  void (*column_sum_max_min)(const T* x, int64_t ld, int64_t rows, int64_t n, double* sum, double* max, double* min);
 };
 
 // The kernels of one level (which the CPU must support), or of the active one.

@@ -178,7 +178,22 @@ void sums_and_column2(const T* __restrict x, int64_t ld, const T* __restrict w, 
 template <class T>
 void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restrict x, int64_t ld, int64_t rows, int64_t n,
                 T* __restrict y1, T* __restrict y2) {
+  // Four registers of columns at once: eight FMA chains side by side (one
+  // register's two chains wait on the FMA's latency, row after row).
+  constexpr int V = 4;
   int64_t j = 0;
+  for (; j + V * W<T> <= n; j += V * W<T>) {
+    reg<T> s1[V], s2[V];
+    each<V>([&](auto q) { s1[q] = load(y1 + j + q * W<T>), s2[q] = load(y2 + j + q * W<T>); });
+    for (int64_t r = 0; r < rows; ++r) {
+      const reg<T> c1 = splat<T>(a1[r]), c2 = splat<T>(a2[r]);
+      each<V>([&](auto q) {
+        const reg<T> v = load(x + r * ld + j + q * W<T>);
+        s1[q] = fmav<T>(c1, v, s1[q]), s2[q] = fmav<T>(c2, v, s2[q]);
+      });
+    }
+    each<V>([&](auto q) { store(y1 + j + q * W<T>, s1[q]), store(y2 + j + q * W<T>, s2[q]); });
+  }
   for (; j + W<T> <= n; j += W<T>) {
     reg<T> s1 = load(y1 + j), s2 = load(y2 + j);
     for (int64_t r = 0; r < rows; ++r) {
@@ -191,15 +206,69 @@ void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restr
     for (int64_t r = 0; r < rows; ++r) y1[j] = fma_of(a1[r], x[r * ld + j], y1[j]), y2[j] = fma_of(a2[r], x[r * ld + j], y2[j]);
 }
 
+template <class T>
+void column_sum_max_min(const T* __restrict x, int64_t ld, int64_t rows, int64_t n, double* __restrict sum,
+                        double* __restrict mx, double* __restrict mn) {
+  // A strip of V registers of fp64 columns at a time, down every row, its
+  // sums and extrema in registers (a sweep row by row reads and writes all
+  // three arrays for every element).
+  constexpr int D = W<double>, V = 4;
+  const auto widen = [](const T* p) {
+    if constexpr (sizeof(T) == 8) {
+      return load(p);
+    } else {
+#if SDC_VECTOR_BYTES == 64  // one conversion (GCC's generic one splits it in two and joins the halves)
+      return (reg<double>)_mm512_cvtps_pd(_mm256_loadu_ps(p));
+#elif SDC_VECTOR_BYTES == 32
+      return (reg<double>)_mm256_cvtps_pd(_mm_loadu_ps(p));
+#else
+      lanes<T, D> v;
+      __builtin_memcpy(&v, p, sizeof v);
+      return __builtin_convertvector(v, reg<double>);
+#endif
+    }
+  };
+  int64_t j = 0;
+  for (; j + V * D <= n; j += V * D) {
+    reg<double> s[V], hi[V], lo[V];
+    each<V>([&](auto q) { s[q] = load(sum + j + q * D), hi[q] = load(mx + j + q * D), lo[q] = load(mn + j + q * D); });
+    for (int64_t r = 0; r < rows; ++r)
+      each<V>([&](auto q) {
+        const reg<double> v = widen(x + r * ld + j + q * D);
+        s[q] += v;
+        hi[q] = hi[q] < v ? v : hi[q];  // std::max(hi, v)
+        lo[q] = v < lo[q] ? v : lo[q];  // std::min(lo, v)
+      });
+    each<V>([&](auto q) { store(sum + j + q * D, s[q]), store(mx + j + q * D, hi[q]), store(mn + j + q * D, lo[q]); });
+  }
+  for (; j < n; ++j)
+    for (int64_t r = 0; r < rows; ++r) {
+      const double v = double(x[r * ld + j]);
+      sum[j] += v, mx[j] = mx[j] < v ? v : mx[j], mn[j] = v < mn[j] ? v : mn[j];
+    }
+}
+
 }  // namespace
 
 extern const reduction_kernels<float> kernels_f32;
 extern const reduction_kernels<double> kernels_f64;
-const reduction_kernels<float> kernels_f32 = {&sum<float>,         &sum_and_weighted<float>, &dot2<float>,
-                                             &sum_max_min<float>, &dot2_sum_max_min<float>, &sums_and_column<float>,
-                                             &sums_and_column2<float>, &axpy2_rows<float>};
-const reduction_kernels<double> kernels_f64 = {&sum<double>,         &sum_and_weighted<double>, &dot2<double>,
-                                               &sum_max_min<double>, &dot2_sum_max_min<double>, &sums_and_column<double>,
-                                               &sums_and_column2<double>, &axpy2_rows<double>};
+const reduction_kernels<float> kernels_f32 = {&sum<float>,
+                                              &sum_and_weighted<float>,
+                                              &dot2<float>,
+                                              &sum_max_min<float>,
+                                              &dot2_sum_max_min<float>,
+                                              &sums_and_column<float>,
+                                              &sums_and_column2<float>,
+                                              &axpy2_rows<float>,
+                                              &column_sum_max_min<float>};
+const reduction_kernels<double> kernels_f64 = {&sum<double>,
+                                               &sum_and_weighted<double>,
+                                               &dot2<double>,
+                                               &sum_max_min<double>,
+                                               &dot2_sum_max_min<double>,
+                                               &sums_and_column<double>,
+                                               &sums_and_column2<double>,
+                                               &axpy2_rows<double>,
+                                               &column_sum_max_min<double>};
 
 }  // namespace sdc::SDC_KERNEL_NS
