@@ -206,12 +206,11 @@ void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restr
     for (int64_t r = 0; r < rows; ++r) y1[j] = fma_of(a1[r], x[r * ld + j], y1[j]), y2[j] = fma_of(a2[r], x[r * ld + j], y2[j]);
 }
 
+// column_sum_max_min over a few rows: a strip of V registers of fp64
+// columns at a time down the rows, its sums and extrema in registers.
 template <class T>
-void column_sum_max_min(const T* __restrict x, int64_t ld, int64_t rows, int64_t n, double* __restrict sum,
-                        double* __restrict mx, double* __restrict mn) {
-  // A strip of V registers of fp64 columns at a time, down every row, its
-  // sums and extrema in registers (a sweep row by row reads and writes all
-  // three arrays for every element).
+void column_block_sum_max_min(const T* __restrict x, int64_t ld, int64_t rows, int64_t n, double* __restrict sum,
+                              double* __restrict mx, double* __restrict mn) {
   constexpr int D = W<double>, V = 4;
   const auto widen = [](const T* p) {
     if constexpr (sizeof(T) == 8) {
@@ -246,6 +245,18 @@ void column_sum_max_min(const T* __restrict x, int64_t ld, int64_t rows, int64_t
       const double v = double(x[r * ld + j]);
       sum[j] += v, mx[j] = mx[j] < v ? v : mx[j], mn[j] = v < mn[j] ? v : mn[j];
     }
+}
+
+// Eight rows at a time (eight sequential streams through memory), the three
+// arrays read and written once per eight rows instead of per row. (Strips
+// down every row at once walk a large matrix a column at a time: encoding
+// went from 4.4 to 7.4 % of the GEMM at n = 4096.)
+template <class T>
+void column_sum_max_min(const T* __restrict x, int64_t ld, int64_t rows, int64_t n, double* __restrict sum,
+                        double* __restrict mx, double* __restrict mn) {
+  constexpr int64_t block = 8;
+  for (int64_t r0 = 0; r0 < rows; r0 += block)
+    column_block_sum_max_min(x + r0 * ld, ld, rows - r0 < block ? rows - r0 : block, n, sum, mx, mn);
 }
 
 }  // namespace
