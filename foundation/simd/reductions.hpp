@@ -2,10 +2,11 @@
 // (simd_level.hpp): a sum with a weighted sum, two dot products sharing one
 // operand, a sum with the maximum and minimum (alone or fused with the dot
 // products), a row's sums fused with a column-sum update, column
-// references over a block of rows, and columns' sums and extrema. The ABFT checksum engine uses them for
-// each row of C (C_i r1, C_i r2, its share of the column sums), of A
-// (A_i (B r1), A_i (B r2) and V-ABFT's statistics, in one read) and of B
-// (the column references (c A) B_j); the MPFR ground truth uses
+// references over a block of rows, and columns' sums and extrema. The ABFT
+// checksum engine uses them for each row of C (C_i r1, C_i r2, its share of
+// the column sums), of A (A_i (B r1), A_i (B r2) and V-ABFT's statistics, in
+// one read) and of B (the column references (c A) B_j), and at encoding (c A
+// down A's rows, V-ABFT's column moments); the MPFR ground truth uses
 // sum_and_weighted for the row sums whose error it measures.
 //
 // Every version, scalar included, runs one fixed order: lane l of L (64 fp32

@@ -178,30 +178,26 @@ void sums_and_column2(const T* __restrict x, int64_t ld, const T* __restrict w, 
 template <class T>
 void axpy2_rows(const T* __restrict a1, const T* __restrict a2, const T* __restrict x, int64_t ld, int64_t rows, int64_t n,
                 T* __restrict y1, T* __restrict y2) {
-  // Four registers of columns at once: eight FMA chains side by side (one
-  // register's two chains wait on the FMA's latency, row after row).
-  constexpr int V = 4;
+  // V registers of columns down the rows, y1 and y2 in registers: four at
+  // once (eight FMA chains side by side: one register's two chains wait on
+  // the FMA's latency, row after row), then one.
   int64_t j = 0;
-  for (; j + V * W<T> <= n; j += V * W<T>) {
-    reg<T> s1[V], s2[V];
-    each<V>([&](auto q) { s1[q] = load(y1 + j + q * W<T>), s2[q] = load(y2 + j + q * W<T>); });
-    for (int64_t r = 0; r < rows; ++r) {
-      const reg<T> c1 = splat<T>(a1[r]), c2 = splat<T>(a2[r]);
-      each<V>([&](auto q) {
-        const reg<T> v = load(x + r * ld + j + q * W<T>);
-        s1[q] = fmav<T>(c1, v, s1[q]), s2[q] = fmav<T>(c2, v, s2[q]);
-      });
+  const auto strips = [&]<int V>(std::integral_constant<int, V>) {
+    for (; j + V * W<T> <= n; j += V * W<T>) {
+      reg<T> s1[V], s2[V];
+      each<V>([&](auto q) { s1[q] = load(y1 + j + q * W<T>), s2[q] = load(y2 + j + q * W<T>); });
+      for (int64_t r = 0; r < rows; ++r) {
+        const reg<T> c1 = splat<T>(a1[r]), c2 = splat<T>(a2[r]);
+        each<V>([&](auto q) {
+          const reg<T> v = load(x + r * ld + j + q * W<T>);
+          s1[q] = fmav<T>(c1, v, s1[q]), s2[q] = fmav<T>(c2, v, s2[q]);
+        });
+      }
+      each<V>([&](auto q) { store(y1 + j + q * W<T>, s1[q]), store(y2 + j + q * W<T>, s2[q]); });
     }
-    each<V>([&](auto q) { store(y1 + j + q * W<T>, s1[q]), store(y2 + j + q * W<T>, s2[q]); });
-  }
-  for (; j + W<T> <= n; j += W<T>) {
-    reg<T> s1 = load(y1 + j), s2 = load(y2 + j);
-    for (int64_t r = 0; r < rows; ++r) {
-      const reg<T> v = load(x + r * ld + j);
-      s1 = fmav<T>(splat<T>(a1[r]), v, s1), s2 = fmav<T>(splat<T>(a2[r]), v, s2);
-    }
-    store(y1 + j, s1), store(y2 + j, s2);
-  }
+  };
+  strips(std::integral_constant<int, 4>{});
+  strips(std::integral_constant<int, 1>{});
   for (; j < n; ++j)
     for (int64_t r = 0; r < rows; ++r) y1[j] = fma_of(a1[r], x[r * ld + j], y1[j]), y2[j] = fma_of(a2[r], x[r * ld + j], y2[j]);
 }
