@@ -14,7 +14,7 @@
 //   - C: where N is within one column block, each panel of rows once final
 //     through the separate check's own kernel (sums_and_column or
 //     sum_and_weighted); else as each finished tile leaves the micro-kernel,
-//     from its registers (an edge tile from its local copy): per row, C_i r1
+//     read back from L1 (an edge tile from its local copy): per row, C_i r1
 //     and C_i r2 (lanes j mod L), per column its sum (the column cascade).
 //     gemm_check_sums_body.hpp has the kernel's side.
 // Those orders do not depend on the SIMD level, so every level of the GEMM

@@ -62,17 +62,9 @@ void blocked_gemm_t(const T* A, const T* B, T* C, gemm_shape s, int64_t block, T
               const T* bp = bpack + (jr / nr) * kc * nr;
               T* c = C + (ic + ir) * s.n + jc + jr;
               if (cols == nr) {  // on C itself, its rows all or the first `rows` (the end of M)
-                if constexpr (Checked) {
-                  if (last && !io->c_rows) {  // the tile's sums from its registers
-                    const int64_t i0 = ic + ir, j0 = jc + jr;
-                    micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block, rows,
-                                     [&](const auto& acc, int r0, int valid) {
-                                       tile_sums_regs<T>(acc, i0 + r0, valid, j0, s.m, s.n, *io);
-                                     });
-                    continue;
-                  }
-                }
                 micro_kernel<Tu>(kc, ap, as, bp, c, s.n, first, block, rows);
+                if constexpr (Checked)  // the finished tile's sums, read back while in L1
+                  if (last && !io->c_rows) tile_sums_full<T, mr>(c, s.n, ic + ir, rows, jc + jr, s.m, s.n, *io);
                 continue;
               }
               // Edge columns: run on a full local tile, copy the valid part back.

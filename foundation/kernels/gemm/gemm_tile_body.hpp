@@ -153,16 +153,15 @@ __attribute__((always_inline)) inline void rank1_updates(const T* ap, int64_t st
   }
 }
 
-// R x NR rows of a tile (rows [r0, r0 + R) of an MR-row panel): C (ldc) +=
+// R x NR of a tile (R rows of an MR-row panel): C (ldc) +=
 // or = the packed panels' product over kc, in order. block == 0: sequential.
 // block > 0: the chunk starts on a block boundary and holds whole blocks
 // (the last may be short only at the end of K). Only the first `valid` rows
 // of C exist (a panel short at the end of M): the rest run on the packed
-// zeros and are neither loaded nor stored. Then epi(acc, r0, valid) sees the
-// finished rows while they are in registers (the checked kernel's sums).
-template <int R, int64_t S, bool PfB, class T, class Epi>
-void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block, int r0,
-                int valid, const Epi& epi) {
+// zeros and are neither loaded nor stored.
+template <int R, int64_t S, bool PfB, class T>
+void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
+                int valid) {
   using v = simd::ops<T>;
   const int64_t stride = S ? S : as;  // A's rows: a compile-time stride in the sequential order
   constexpr int w = v::width;
@@ -191,31 +190,24 @@ void micro_rows(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t 
 #pragma GCC unroll 14
   for (int r = 0; r < R; ++r)
     if (r < valid) v::store(c + r * ldc, acc[r][0]), v::store(c + r * ldc + w, acc[r][1]);
-  epi(acc, r0, valid);
 }
-
-// The epilogue of a tile that needs none.
-struct no_epilogue {
-  template <class Reg, int R>
-  void operator()(const Reg (&)[R][2], int, int) const {}
-};
 
 // The MR x NR tile, of which the first `rows` exist (all but in a panel
 // short at the end of M): all rows at once in the sequential order, or, if
 // no more than half exist, a tile of half the height; a k-block order (whose
 // partial sums double the registers) runs it in halves, as many as hold rows.
-template <gemm_tuning Tu, class T, class Epi = no_epilogue>
+template <gemm_tuning Tu, class T>
 void micro_kernel(int64_t kc, const T* ap, int64_t as, const T* bp, T* c, int64_t ldc, bool first, int64_t block,
-                  int rows = k_mr<Tu>, const Epi& epi = {}) {
+                  int rows = k_mr<Tu>) {
   constexpr bool pf = prefetches_b(Tu);
   constexpr int64_t S = k_kc<T, Tu> + k_a_pad;
   constexpr int h = k_half<Tu>;
   if (block == 0) {
-    if (rows > h) return micro_rows<k_mr<Tu>, S, pf>(kc, ap, as, bp, c, ldc, first, block, 0, rows, epi);
-    return micro_rows<h, S, pf>(kc, ap, as, bp, c, ldc, first, block, 0, rows, epi);
+    if (rows > h) return micro_rows<k_mr<Tu>, S, pf>(kc, ap, as, bp, c, ldc, first, block, rows);
+    return micro_rows<h, S, pf>(kc, ap, as, bp, c, ldc, first, block, rows);
   }
   for (int r0 = 0; r0 < rows; r0 += h)
-    micro_rows<h, 0, pf>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, r0, min_of(rows - r0, h), epi);
+    micro_rows<h, 0, pf>(kc, ap + r0 * as, as, bp, c + r0 * ldc, ldc, first, block, min_of(rows - r0, h));
 }
 
 // KC must hold whole k-blocks so that block boundaries never straddle a chunk.
