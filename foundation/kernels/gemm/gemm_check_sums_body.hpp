@@ -42,8 +42,9 @@ inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_row
 // pack_a, giving each row of A to the caller (a_row: the separate check's
 // own row kernel, so its bits by construction) the first time the kernel
 // packs it (the first depth chunk of the first column block), whole: all K
-// elements, an MR-row panel at a time, so that the chunk to pack is then
-// read from cache. A second read of A beyond the first chunk, but no lanes
+// elements, row by row, each row's chunk packed right after it, from L1 (a
+// panel's rows all first, then packed, read the chunk from L2: fp32's fusion
+// about 0.5 % of the GEMM dearer at n = 1024, Intel Xeon). A second read of A beyond the first chunk, but no lanes
 // carried across depth chunks: five per row, read and written every chunk,
 // cost more (results/bench/vabft_overhead.txt).
 template <int MR, class T>
@@ -51,9 +52,11 @@ void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0,
                     const check_sums_io<T>& io) {
   for (int64_t ir = 0; ir < mc; ir += MR, out += MR * stride) {
     const int64_t rows = min_of<int64_t>(MR, mc - ir);
-    if (p0 == 0)
-      for (int64_t i = i0 + ir; i < i0 + ir + rows; ++i) io.a_row(io.ctx, i, A + i * lda);
-    pack_a<MR>(A, lda, i0 + ir, rows, p0, kc, stride, out);
+    for (int r = 0; r < MR; ++r) {
+      const int64_t i = i0 + ir + r;
+      if (p0 == 0 && r < rows) io.a_row(io.ctx, i, A + i * lda);
+      pack_a_row(A + i * lda + p0, kc, MR * lda, r < rows, out + r * stride);
+    }
   }
 }
 

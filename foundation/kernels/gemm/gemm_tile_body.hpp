@@ -87,20 +87,22 @@ struct tiling {
 // row of a panel `stride` elements after the last (rows past the end are
 // zeros): a plain copy of each row, which the micro-kernel broadcasts from
 // at fixed offsets.
-template <int MR, class T>
-void pack_a(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out) {
+// One row of a panel: a (kc elements, or zeros when !valid) to o, asking
+// for the same elements `ahead` elements on (the next panel's row).
+template <class T>
+inline void pack_a_row(const T* a, int64_t kc, int64_t ahead, bool valid, T* o) {
   using v = simd::ops<T>;
   constexpr int w = v::width;
+  int64_t p = 0;
+  if (valid)
+    for (; p + w <= kc; p += w) prefetch_line(a + ahead + p), v::store(o + p, v::load(a + p));
+  for (; p < kc; ++p) o[p] = valid ? a[p] : T(0);
+}
+template <int MR, class T>
+void pack_a(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out) {
   for (int64_t ir = 0; ir < mc; ir += MR, out += MR * stride) {
     const int rows = int(min_of<int64_t>(MR, mc - ir));
-    for (int r = 0; r < MR; ++r) {
-      T* o = out + r * stride;
-      const T* a = A + (i0 + ir + r) * lda + p0;
-      int64_t p = 0;
-      if (r < rows)
-        for (; p + w <= kc; p += w) prefetch_line(a + MR * lda + p), v::store(o + p, v::load(a + p));
-      for (; p < kc; ++p) o[p] = r < rows ? a[p] : T(0);
-    }
+    for (int r = 0; r < MR; ++r) pack_a_row(A + (i0 + ir + r) * lda + p0, kc, MR * lda, r < rows, out + r * stride);
   }
 }
 
