@@ -44,9 +44,10 @@ inline bool block_ends(int64_t r, int64_t rows) { return (r + 1) % k_cascade_row
 // packs it (the first depth chunk of the first column block), whole: all K
 // elements, row by row, each row's chunk packed right after it, from L1 (a
 // panel's rows all first, then packed, read the chunk from L2: fp32's fusion
-// about 0.5 % of the GEMM dearer at n = 1024, Intel Xeon). A second read of A beyond the first chunk, but no lanes
-// carried across depth chunks: five per row, read and written every chunk,
-// cost more (results/bench/vabft_overhead.txt).
+// about 0.5 % of the GEMM dearer at n = 1024, Intel Xeon). A second read of
+// A beyond the first chunk, but no lanes carried across depth chunks: five
+// per row, read and written every chunk, cost more
+// (results/bench/vabft_overhead.txt).
 template <int MR, class T>
 void pack_a_checked(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out,
                     const check_sums_io<T>& io) {

@@ -83,10 +83,6 @@ struct tiling {
   static constexpr int nr = 2 * v::width;
 };
 
-// Packs rows [i0, i0+mc) x depth [p0, p0+kc) of A into MR-row panels, each
-// row of a panel `stride` elements after the last (rows past the end are
-// zeros): a plain copy of each row, which the micro-kernel broadcasts from
-// at fixed offsets.
 // One row of a panel: a (kc elements, or zeros when !valid) to o, asking
 // for the same elements `ahead` elements on (the next panel's row).
 template <class T>
@@ -98,6 +94,11 @@ inline void pack_a_row(const T* a, int64_t kc, int64_t ahead, bool valid, T* o) 
     for (; p + w <= kc; p += w) prefetch_line(a + ahead + p), v::store(o + p, v::load(a + p));
   for (; p < kc; ++p) o[p] = valid ? a[p] : T(0);
 }
+
+// Packs rows [i0, i0+mc) x depth [p0, p0+kc) of A into MR-row panels, each
+// row of a panel `stride` elements after the last (rows past the end are
+// zeros): a plain copy of each row, which the micro-kernel broadcasts from
+// at fixed offsets.
 template <int MR, class T>
 void pack_a(const T* A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t stride, T* out) {
   for (int64_t ir = 0; ir < mc; ir += MR, out += MR * stride) {
