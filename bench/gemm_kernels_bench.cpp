@@ -10,6 +10,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <vector>
 
+#include "bench/openblas_core.hpp"
 #include "bench/peak_fma.hpp"
 #include "bench/ratio_reporter.hpp"
 #include "foundation/random/streams.hpp"
@@ -61,6 +62,7 @@ void bm_peak(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sdc::bench::use_best_openblas_core(argv);  // the baseline on OpenBLAS's best kernels for this CPU
   for (const char* type : {"f32", "f64"})
     for (const char* o : k_orders) {
       const auto order = parse_accumulation(o);
@@ -76,7 +78,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   sdc::bench::ratio_reporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
-  fmt::print("\nthroughput ratio to OpenBLAS ({}gemm), measured in this run, single thread:\n", "s/d");
+  fmt::print("\nthroughput ratio to OpenBLAS ({}gemm; {}), measured in this run, single thread:\n", "s/d",
+             sdc::bench::openblas_core_text());
   fmt::print("{:<6} {:<12} {:>8} {:>8} {:>8}\n", "type", "order", "n=256", "n=512", "n=1024");
   for (const char* type : {"f32", "f64"})
     for (const char* o : k_orders) {

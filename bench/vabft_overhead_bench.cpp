@@ -25,6 +25,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
+#include "bench/openblas_core.hpp"
 #include "bench/paired_timer.hpp"
 #include "detectors/gemm_detector.hpp"
 #include "foundation/random/streams.hpp"
@@ -182,6 +183,7 @@ void report(const char* type) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sdc::bench::use_best_openblas_core(argv);  // the baseline on OpenBLAS's best kernels for this CPU
   omp_set_num_threads(1);  // oneDNN's sgemm on one thread, as OpenBLAS (gemm_openblas) and ours
   register_all<float>("f32");
   register_all<double>("f64");
@@ -202,8 +204,8 @@ int main(int argc, char** argv) {
       "/ours: the protected GEMM over our plain kernel (what the fusion itself costs). each: the protected GEMM over\n"
       "each plain GEMM alone, the largest of those medians (95 %, of: b/o/d which GEMM), free of the bias of a\n"
       "per-iteration minimum; min bias: that bias on the A/A pair, protected over the faster of OpenBLAS and its twin\n"
-      "per iteration, against protected over OpenBLAS alone (0 % without noise). Our kernel: {}.\n",
-      sdc::active_gemm_variant().text());
+      "per iteration, against protected over OpenBLAS alone (0 % without noise). Our kernel: {}. {}.\n",
+      sdc::active_gemm_variant().text(), sdc::bench::openblas_core_text());
   fmt::print(
       "{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>11} {:>9} {:>9} "
       "{:>7} {:>11} {:>2} {:>8}\n",
