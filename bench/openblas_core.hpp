@@ -1,8 +1,8 @@
 // OpenBLAS on its best kernels for this CPU, as a baseline must be. Debian's
 // OpenBLAS (0.3.21, DYNAMIC_ARCH) takes a CPU model it does not know for
 // Prescott and runs its SSE3 kernels: on an Intel Xeon family 6 model 207
-// (Emerald Rapids, AVX-512) its sgemm ran 5.6 x slower than our kernel at
-// n = 1024, against 1.0-1.1 x with its Cooperlake kernels (results/bench/
+// (Emerald Rapids, AVX-512) its sgemm took 5.6 x our kernel's time at
+// n = 1024, against 0.96-1.03 x on its Cooperlake kernels (results/bench/
 // vabft_overhead_xeon207.txt). A bench that beats that is not measuring
 // against the fastest GEMM the machine has. OpenBLAS reads OPENBLAS_CORETYPE
 // once, when it is loaded, so use_best_openblas_core() runs the program again
@@ -61,7 +61,7 @@ inline void use_best_openblas_core(char** argv) {
 inline std::string openblas_core_text() {
   std::string s = std::string("OpenBLAS core: ") + openblas_get_corename();
   if (const char* set = std::getenv(k_core_set_env); set != nullptr && std::getenv("OPENBLAS_CORETYPE") != nullptr &&
-                                                      std::strcmp(set, std::getenv("OPENBLAS_CORETYPE")) == 0)
+                                                     std::strcmp(set, std::getenv("OPENBLAS_CORETYPE")) == 0)
     s += std::string(" (OPENBLAS_CORETYPE=") + set + " set by the bench: OpenBLAS took this CPU for Prescott)";
   return s;
 }
