@@ -1,7 +1,8 @@
 #include "detectors/matmul_checksum.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
-#include <vector>
 
 #include "foundation/formats/format.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
@@ -11,27 +12,19 @@ namespace {
 
 float in_c(float x, bool bf) { return bf ? float(round_to(bf16(), double(x))) : x; }
 
-struct row_stats {
-  std::vector<float> error, cmax, cmean;
-  float ratio_min = INFINITY;  // NaN if any row's ratio is NaN (torch.min, the NPU's ReduceMin)
-};
+// ---- The reference twin: one row after another, each sum in order. ----
 
-std::vector<float> row_means(const float* c, int64_t m, int64_t n, bool bf) {
-  std::vector<float> mean(static_cast<size_t>(m));
-  for (int64_t i = 0; i < m; ++i) {
-    float sa = 0;
-    for (int64_t j = 0; j < n; ++j) sa += std::fabs(c[i * n + j]);
-    mean[size_t(i)] = in_c(sa / float(n), bf);
-  }
-  return mean;
+float row_mean(const float* ci, int64_t n, bool bf) {
+  float sa = 0;
+  for (int64_t j = 0; j < n; ++j) sa += std::fabs(ci[j]);
+  return in_c(sa / float(n), bf);
 }
 
-row_stats stats(const matmul_operands& g) {
-  row_stats s;
+checksum_rows rows_reference(const matmul_operands& g) {
+  checksum_rows s;
   std::vector<float> b1(size_t(g.k), 0.0f);  // B e, in fp32
   for (int64_t p = 0; p < g.k; ++p)
     for (int64_t j = 0; j < g.n; ++j) b1[size_t(p)] += g.b[p * g.n + j];
-  s.cmean = row_means(g.c, g.m, g.n, g.bf16);
   for (int64_t i = 0; i < g.m; ++i) {
     const float* ci = g.c + i * g.n;
     float sum = 0, mx = 0, d = 0;
@@ -39,10 +32,78 @@ row_stats stats(const matmul_operands& g) {
     for (int64_t p = 0; p < g.k; ++p) d += g.a[i * g.k + p] * b1[size_t(p)];
     s.error.push_back(std::fabs(sum - d));
     s.cmax.push_back(mx);
-    const float ratio = in_c(mx / s.cmean[size_t(i)], g.bf16);
-    s.ratio_min = std::isnan(ratio) || std::isnan(s.ratio_min) ? NAN : std::fmin(s.ratio_min, ratio);
+    s.cmean.push_back(row_mean(ci, g.n, g.bf16));
   }
   return s;
+}
+
+// ---- The fast twin: the same sums, each still in order, for R rows at once. ----
+// Each row's sums are sequential chains (an add's latency per element); R
+// independent rows interleaved fill the adder. Every chain adds the same
+// terms in the same order as the reference's, so the bits are the same
+// (tests/test_silent_check.cpp pins it). The maximum needs no order: |x|'s
+// bits, read as an unsigned integer, order non-NaN values as the floats do,
+// and any NaN's exceed every infinity's, so one vectorized integer maximum
+// per row gives max |C_i|, or says the row holds a NaN.
+constexpr int k_rows = 8;
+
+template <int R>
+void sum_rows(const float* x, int64_t n, float* out) {  // out[r] = sum_j x[r n + j], in order
+  float acc[R] = {};
+  for (int64_t j = 0; j < n; ++j)
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r] += x[r * n + j];
+  for (int r = 0; r < R; ++r) out[r] = acc[r];
+}
+
+float abs_max_or_nan(const float* x, int64_t n) {
+  uint32_t top = 0;
+  for (int64_t j = 0; j < n; ++j) top = std::max(top, std::bit_cast<uint32_t>(x[j]) & 0x7fffffffu);
+  return top > 0x7f800000u ? NAN : std::bit_cast<float>(top);
+}
+
+// Rows [i, i+R) of C: sum, max |.| (NaN if any is) and mean |.|; d = A_i (B e).
+template <int R>
+void c_rows(const matmul_operands& g, const float* b1, int64_t i, checksum_rows& s) {
+  const int64_t n = g.n, k = g.k;
+  const float* c = g.c + i * n;
+  float sum[R] = {}, sa[R] = {}, d[R] = {};
+  for (int64_t j = 0; j < n; ++j)
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) sum[r] += c[r * n + j], sa[r] += std::fabs(c[r * n + j]);
+  const float* a = g.a + i * k;
+  for (int64_t p = 0; p < k; ++p)
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) d[r] += a[r * k + p] * b1[p];
+  for (int r = 0; r < R; ++r) {
+    s.error[size_t(i + r)] = std::fabs(sum[r] - d[r]);
+    s.cmax[size_t(i + r)] = abs_max_or_nan(c + r * n, n);
+    s.cmean[size_t(i + r)] = in_c(sa[r] / float(n), g.bf16);
+  }
+}
+
+checksum_rows rows_fast(const matmul_operands& g) {
+  checksum_rows s;
+  s.error.resize(size_t(g.m)), s.cmax.resize(size_t(g.m)), s.cmean.resize(size_t(g.m));
+  std::vector<float> b1(size_t(g.k));
+  int64_t p = 0;
+  for (; p + k_rows <= g.k; p += k_rows) sum_rows<k_rows>(g.b + p * g.n, g.n, &b1[size_t(p)]);
+  for (; p < g.k; ++p) sum_rows<1>(g.b + p * g.n, g.n, &b1[size_t(p)]);
+  int64_t i = 0;
+  for (; i + k_rows <= g.m; i += k_rows) c_rows<k_rows>(g, b1.data(), i, s);
+  for (; i < g.m; ++i) c_rows<1>(g, b1.data(), i, s);
+  return s;
+}
+
+// ---- The verdicts (both twins): O(m) on the rows' statistics. ----
+
+float ratio_min(const checksum_rows& s, bool bf) {  // NaN if any row's ratio is (torch.min, the NPU's ReduceMin)
+  float lo = INFINITY;
+  for (size_t i = 0; i < s.cmax.size(); ++i) {
+    const float ratio = in_c(s.cmax[i] / s.cmean[i], bf);
+    lo = std::isnan(ratio) || std::isnan(lo) ? NAN : std::fmin(lo, ratio);
+  }
+  return lo;
 }
 
 void note_worst(checksum_result& r, int64_t i, double err, double bound) {
@@ -52,9 +113,9 @@ void note_worst(checksum_result& r, int64_t i, double err, double bound) {
 }
 
 // checksum_kernel.cc CalculateErrorTotal + LaunchKernelAsync; checksum.cc CheckSumViaCallback.
-checksum_result mindspore_checksum(const matmul_operands& g, const row_stats& s) {
+checksum_result mindspore_checksum(const matmul_operands& g, const checksum_rows& s) {
   checksum_result r;
-  const bool spiky = s.ratio_min >= 5.0f;  // GreaterEqualScalar; false for NaN
+  const bool spiky = ratio_min(s, g.bf16) >= 5.0f;  // GreaterEqualScalar; false for NaN
   const float k = spiky ? std::sqrt(float(g.n)) * (1.0f / 256) : float(g.n) * (1.0f / 256);
   float worst = -INFINITY;
   for (int64_t i = 0; i < g.m; ++i) {
@@ -68,9 +129,9 @@ checksum_result mindspore_checksum(const matmul_operands& g, const row_stats& s)
 }
 
 // checksum.py _matmul_checksum.
-checksum_result torch_npu_checksum(const matmul_operands& g, const row_stats& s) {
+checksum_result torch_npu_checksum(const matmul_operands& g, const checksum_rows& s, bool fast) {
   checksum_result r;
-  const bool spiky = s.ratio_min > 5.0f;
+  const bool spiky = ratio_min(s, g.bf16) > 5.0f;
   const float k = spiky ? float(std::sqrt(double(g.n))) : float(g.n);
   for (int64_t i = 0; i < g.m; ++i) {
     const float bound = in_c(in_c((spiky ? s.cmax : s.cmean)[size_t(i)] * 0x1p-8f, g.bf16) * k, g.bf16);
@@ -81,16 +142,26 @@ checksum_result torch_npu_checksum(const matmul_operands& g, const row_stats& s)
   std::vector<float> c(size_t(g.m * g.n));  // matmul(a, b, out=c): the training GEMMs' kernel
   gemm_fixed_order(g.a, g.b, c.data(), {g.m, g.n, g.k}, accumulation_order{});
   for (float& x : c) x = in_c(x, g.bf16);
-  const std::vector<float> mean2 = row_means(c.data(), g.m, g.n, g.bf16);
-  for (int64_t i = 0; i < g.m; ++i) r.failed |= !(s.cmean[size_t(i)] == mean2[size_t(i)]);  // c_mean != c_mean2
+  const matmul_operands again{g.m, g.k, g.n, g.a, g.b, c.data(), g.bf16};
+  const checksum_rows s2 = fast ? rows_fast(again) : rows_reference(again);
+  for (int64_t i = 0; i < g.m; ++i) r.failed |= !(s.cmean[size_t(i)] == s2.cmean[size_t(i)]);  // c_mean != c_mean2
   return r;
+}
+
+checksum_result decide(const matmul_operands& g, const checksum_rows& s, checksum_variant v, bool fast) {
+  return v == checksum_variant::mindspore ? mindspore_checksum(g, s) : torch_npu_checksum(g, s, fast);
 }
 
 }  // namespace
 
+checksum_rows matmul_checksum_rows(const matmul_operands& g) { return rows_fast(g); }
+checksum_rows matmul_checksum_rows_reference(const matmul_operands& g) { return rows_reference(g); }
+
 checksum_result matmul_checksum(const matmul_operands& g, checksum_variant v) {
-  const row_stats s = stats(g);
-  return v == checksum_variant::mindspore ? mindspore_checksum(g, s) : torch_npu_checksum(g, s);
+  return decide(g, rows_fast(g), v, true);
+}
+checksum_result matmul_checksum_reference(const matmul_operands& g, checksum_variant v) {
+  return decide(g, rows_reference(g), v, false);
 }
 
 }  // namespace sdc

@@ -21,6 +21,7 @@
 //   must not change the run the other detectors are scored on).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace sdc {
 
@@ -41,6 +42,18 @@ struct checksum_result {
 
 enum class checksum_variant { mindspore, torch_npu };
 
+// Per row i: error_i, max |C_i| (NaN if any element is) and mean |C_i| (in C's dtype).
+struct checksum_rows {
+  std::vector<float> error, cmax, cmean;
+};
+
+// The check as the training detectors run it: the rows' sums interleaved,
+// R rows at once (each sum still in order, so the same bits as the
+// reference twin; tests/test_silent_check.cpp pins them equal).
 checksum_result matmul_checksum(const matmul_operands& g, checksum_variant v);
+checksum_rows matmul_checksum_rows(const matmul_operands& g);
+// The plain reference twin: one row after another.
+checksum_result matmul_checksum_reference(const matmul_operands& g, checksum_variant v);
+checksum_rows matmul_checksum_rows_reference(const matmul_operands& g);
 
 }  // namespace sdc

@@ -7,6 +7,9 @@
 // torch_npu asd/checksum.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
@@ -241,6 +244,41 @@ TEST(MatmulChecksum, NanFailsMindSporeAndPassesTorchNpu) {
   const auto tn = matmul_checksum(p.ops(), checksum_variant::torch_npu);
   EXPECT_FALSE(tn.rows_flagged);
   EXPECT_FALSE(tn.failed);
+}
+
+// The fast twin (rows interleaved) against the reference, bit for bit: every
+// row's statistics and both verdicts, on shapes around the 8-row blocks, with
+// NaN, infinities, signed zeros and a spike; and a product torch_npu recomputes.
+bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](float a, float b) {
+           return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+         });
+}
+TEST(MatmulChecksum, FastTwinEqualsTheReferenceBitForBit) {
+  uint64_t seed = 11;
+  for (const auto& [m, k, n] :
+       {std::array<int64_t, 3>{1, 1, 1}, {7, 9, 15}, {8, 8, 8}, {17, 33, 5}, {24, 3, 40}, {3, 70, 1}}) {
+    for (int edit = 0; edit < 4; ++edit) {
+      product p = random_product(m, k, n, seed++);
+      if (edit == 1) p.c[size_t(m * n / 2)] = NAN, p.c[0] = -0.0f;
+      if (edit == 2) p.c[size_t(m * n - 1)] = -INFINITY, p.b[0] = INFINITY;
+      if (edit == 3) p.c[size_t(m * n / 3)] *= 0x1p20f;  // rows_flagged: torch_npu recomputes
+      for (bool bf : {true, false}) {
+        matmul_operands g = p.ops();
+        g.bf16 = bf;
+        const auto at = ::testing::Message() << m << "x" << k << "x" << n << " edit " << edit << " bf16 " << bf;
+        const checksum_rows f = matmul_checksum_rows(g), r = matmul_checksum_rows_reference(g);
+        EXPECT_TRUE(same_bits(f.error, r.error) && same_bits(f.cmax, r.cmax) && same_bits(f.cmean, r.cmean)) << at;
+        for (auto v : both) {
+          const auto a = matmul_checksum(g, v), b = matmul_checksum_reference(g, v);
+          EXPECT_EQ(a.failed, b.failed) << at;
+          EXPECT_EQ(a.rows_flagged, b.rows_flagged) << at;
+          EXPECT_EQ(a.worst_row, b.worst_row) << at;
+          EXPECT_EQ(std::bit_cast<uint64_t>(a.worst_ratio), std::bit_cast<uint64_t>(b.worst_ratio)) << at;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
