@@ -10,6 +10,10 @@ function(sdcbench_add_test name)
     SDCBENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SDCBENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/tests")
   add_dependencies(${name} sdcbench)
+  # A test's own code at -O1 in Release (after CMake's -O3, so it wins): it
+  # calls the core, which stays at -O3, and builds 28 % faster (CI's time,
+  # HACKING.md).
+  target_compile_options(${name} PRIVATE $<$<CONFIG:Release>:-O1>)
   sdcbench_reuse_pch(${name})
   add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
   if(NOT T_TIMEOUT)
