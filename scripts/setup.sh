@@ -3,12 +3,8 @@
 # ./build. Used by both README commands; safe to run again.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-packages=(build-essential cmake lld pkg-config libmpfr-dev libgmp-dev libboost-dev nlohmann-json3-dev
-          libopenblas-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libvalijson-dev libssl-dev libdnnl-dev
-          libtorch-dev fortunes dict-gcide zlib1g-dev libopenmpi-dev openmpi-bin python3-mpmath python3-numpy
-          pybind11-dev python3-dev python3-torch python3-pytest)
 source "$here/scripts/packages.sh"
-ensure_packages "${packages[@]}"
+ensure_packages "${sdcbench_packages[@]}"
 # The report's charts (Vega-Lite, HACKING.md "Reports"): Node.js and the npm
 # packages pinned in package-lock.json, installed again only when it changes.
 command -v node > /dev/null || ensure_packages nodejs npm

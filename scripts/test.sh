@@ -15,17 +15,23 @@
 # With arguments, only build/ is tested, as `ctest ARGS` (scripts/test.sh -L cli).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$here/scripts/setup.sh"
+started=$SECONDS
+stage() { echo "== test.sh: $1 ($((SECONDS - started)) s)"; }
 source "$here/scripts/packages.sh"
-ensure_packages chromium  # the report's browser test (tests/browser)
+# One apt-get call for everything: the build's packages, chromium (the
+# report's browser test, tests/browser) and, for the full run, clang and its
+# sanitizer runtime.
+if (($#)); then
+  ensure_packages "${sdcbench_packages[@]}" chromium
+else
+  ensure_packages "${sdcbench_packages[@]}" chromium clang libclang-rt-14-dev
+fi
+(($#)) || stage "the Release build"
+"$here/scripts/setup.sh"
 if (($#)); then
   cd "$here/build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
 fi
-ensure_packages clang libclang-rt-14-dev
-started=$SECONDS
-stage() { echo "== test.sh: $1 ($((SECONDS - started)) s)"; }
-
-stage "Release build: unit, golden and slow tiers, and the tests that train"
+stage "tests of the Release build: unit, golden and slow tiers, and the tests that train"
 (cd "$here/build" && ctest --output-on-failure -j "$(nproc)" -L "unit|golden|slow|training")
 
 stage "clang sanitizer + fuzzer build"
