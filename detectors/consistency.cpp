@@ -7,8 +7,6 @@
 namespace sdc {
 namespace {
 
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
-
 double dot(std::span<const float> a, std::span<const float> b) {
   double s = 0;
   for (size_t i = 0; i < a.size(); ++i) s += double(a[i]) * double(b[i]);

@@ -16,10 +16,14 @@
 // cosines NaN (no direction); norms and losses are reported as they are.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
 namespace sdc {
+
+// A statistic with no value (a cosine without a direction, a rank without a norm).
+inline constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 struct consistency {
   double loss_std = 0, loss_range = 0;

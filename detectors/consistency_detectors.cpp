@@ -26,8 +26,6 @@
 namespace sdc {
 namespace {
 
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
-
 std::vector<const training_step*> steps_of(const std::vector<const step_view*>& views) {
   std::vector<const training_step*> s;
   for (const auto* v : views) s.push_back(&view_cast<training_step>(*v, view_kind::training));

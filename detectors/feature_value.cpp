@@ -41,7 +41,7 @@ namespace sdc {
 namespace {
 
 using namespace sdc::silent;
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double k_no_event = std::numeric_limits<double>::quiet_NaN();
 
 struct fv_config {
   asd_variant variant = asd_variant::mindspore;
@@ -80,8 +80,15 @@ class feature_value_detector final : public episode_detector {
     strikes_.assign(size_t(e.ranks), rank_strikes(c_.variant, c_.strikes));
     step_ = -e.history;  // history steps count from -history
     clock_.reset(double(step_ - 1) * c_.seconds_per_step);
-    metrics_ = {{"event_step", k_nan}, {"event_rank", k_nan}, {"event_value", k_nan}, {"event_tensor", k_nan},
-                {"alarms", 0}, {"strikes", 0}, {"checksums", 0}, {"checksum_steps", 0}, {"checksum_rank", k_nan}};
+    metrics_ = {{"event_step", k_no_event},
+                {"event_rank", k_no_event},
+                {"event_value", k_no_event},
+                {"event_tensor", k_no_event},
+                {"alarms", 0},
+                {"strikes", 0},
+                {"checksums", 0},
+                {"checksum_steps", 0},
+                {"checksum_rank", k_no_event}};
   }
   nlohmann::json needs() const override { return {{"gemms", c_.strikes.with_checksum}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}

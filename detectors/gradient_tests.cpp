@@ -254,7 +254,7 @@ const std::vector<detector_info>& sample_tests() {
 namespace {
 
 // Registered once for sample views: every workload handing one (gradient, mixture) runs them.
-const bool registered = [] {
+const bool gradient_tests_registered = [] {
   for (detector_info info : sample_tests()) register_detector(std::move(info));
   return true;
 }();

@@ -173,7 +173,7 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::training, "matmul_checksum",
 
 // gemm_<name> for every GEMM detector, with its parameters: registered late,
 // when the GEMM family's entries exist.
-const bool registered = register_detector_late([] {
+const bool training_gemm_checks_registered = register_detector_late([] {
   for (const detector_info* info : all_gemm_detectors()) {
     detector_info t = *info;
     t.view = view_kind::training;

@@ -43,7 +43,7 @@ class rank_log_norms final : public training_detector {
   std::vector<double> v_;
 };
 
-const bool registered = [] {
+const bool training_lognorm_registered = [] {
   for (const detector_info& test : sample_tests()) {
     detector_info t = test;
     t.view = view_kind::training;

@@ -193,6 +193,6 @@ nlohmann::json validate_params(const detector_info& info, const nlohmann::json& 
 #define SDCBENCH_CONCAT_INNER(a, b) a##b
 #define SDCBENCH_CONCAT(a, b) SDCBENCH_CONCAT_INNER(a, b)
 #define SDCBENCH_REGISTER_DETECTOR(...) \
-  static const bool SDCBENCH_CONCAT(sdcbench_registered_, __LINE__) = ::sdc::register_detector(__VA_ARGS__)
+  static const bool SDCBENCH_CONCAT(sdcbench_registered_, __COUNTER__) = ::sdc::register_detector(__VA_ARGS__)
 
 }  // namespace sdc

@@ -10,7 +10,7 @@
 namespace sdc {
 namespace {
 
-std::map<std::pair<view_kind, std::string>, detector_info>& registry() {
+std::map<std::pair<view_kind, std::string>, detector_info>& detectors_by_key() {
   static std::map<std::pair<view_kind, std::string>, detector_info> r;
   return r;
 }
@@ -36,7 +36,7 @@ void run_late_registrations() {
 
 bool register_detector(detector_info info) {
   auto key = std::make_pair(info.view, info.name);
-  registry().emplace(std::move(key), std::move(info));
+  detectors_by_key().emplace(std::move(key), std::move(info));
   return true;
 }
 
@@ -47,14 +47,14 @@ bool register_detector_late(std::function<void()> registration) {
 
 const detector_info* find_detector(view_kind view, const std::string& name) {
   run_late_registrations();
-  auto it = registry().find({view, name});
-  return it == registry().end() ? nullptr : &it->second;
+  auto it = detectors_by_key().find({view, name});
+  return it == detectors_by_key().end() ? nullptr : &it->second;
 }
 
 std::vector<const detector_info*> all_detectors() {
   run_late_registrations();
   std::vector<const detector_info*> out;
-  for (const auto& [k, v] : registry()) out.push_back(&v);
+  for (const auto& [k, v] : detectors_by_key()) out.push_back(&v);
   return out;
 }
 

@@ -7,7 +7,7 @@
 
 namespace sdc {
 namespace {
-std::map<std::string, std::unique_ptr<workload>>& registry() {
+std::map<std::string, std::unique_ptr<workload>>& workloads_by_name() {
   static std::map<std::string, std::unique_ptr<workload>> r;
   return r;
 }
@@ -48,18 +48,18 @@ detector_context dtype_axis_context(const cell& c) {
 
 bool register_workload(std::unique_ptr<workload> w) {
   auto name = w->name();
-  registry().emplace(name, std::move(w));
+  workloads_by_name().emplace(name, std::move(w));
   return true;
 }
 
 const workload* find_workload(const std::string& name) {
-  auto it = registry().find(name);
-  return it == registry().end() ? nullptr : it->second.get();
+  auto it = workloads_by_name().find(name);
+  return it == workloads_by_name().end() ? nullptr : it->second.get();
 }
 
 std::vector<const workload*> all_workloads() {
   std::vector<const workload*> out;
-  for (const auto& [k, v] : registry()) out.push_back(v.get());
+  for (const auto& [k, v] : workloads_by_name()) out.push_back(v.get());
   return out;
 }
 

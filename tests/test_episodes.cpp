@@ -130,7 +130,7 @@ class blame_rank0 final : public episode_detector {
   }
 };
 
-const bool registered = [] {
+const bool test_episodes_registered = [] {
   register_workload(std::make_unique<fake_workload>());
   register_detector({view_kind::sample, "max_abs", "test", {{"threshold", param_spec::type::number, 100.0, "", {}}},
                      [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {

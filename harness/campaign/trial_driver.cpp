@@ -1,19 +1,15 @@
 #include "harness/campaign/trial_driver.hpp"
 
-#include <chrono>
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <functional>
 #include <optional>
 
 #include "detectors/adapters.hpp"
+#include "foundation/timing.hpp"
 
 namespace sdc {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
-
 
 // The plan at one step of one episode: its stream, what it injected, whether
 // it could. Used after the kernels (target()) or from inside the step.

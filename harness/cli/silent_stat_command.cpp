@@ -16,8 +16,6 @@ namespace {
 using json = nlohmann::json;
 using params_t = std::map<std::string, std::string>;
 
-json num(double x) { return std::isfinite(x) ? json(x) : json(fmt::format("{}", x)); }  // "nan", "inf" spelled out
-
 void only(const params_t& p, std::initializer_list<const char*> known) {
   std::string list;
   for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
@@ -111,7 +109,10 @@ void feature_value_tracker::step(const double* row) {
 json feature_value_tracker::result() const {
   json final = json::array();
   for (size_t u = 0; u < cols_.size(); ++u)
-    final.push_back({{"column", cols_[u]}, {"avg", num(states_[u].avg())}, {"nz", states_[u].nz()}, {"pre", num(states_[u].pre())}});
+    final.push_back({{"column", cols_[u]},
+                     {"avg", finite_or_spelled(states_[u].avg())},
+                     {"nz", states_[u].nz()},
+                     {"pre", finite_or_spelled(states_[u].pre())}});
   const bool ms = variant_ == silent::asd_variant::mindspore;
   return {{"test", "feature_value"}, {"variant", silent::asd_variant_name(variant_)}, {"steps", steps_}, {"parameters", columns_},
           {"watched", cols_},

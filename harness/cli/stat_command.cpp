@@ -191,4 +191,8 @@ nlohmann::json run_delta_crit(double sigma, double p, int exponent_bits) {
   return out;
 }
 
+nlohmann::json finite_or_spelled(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(fmt::format("{}", x));
+}
+
 }  // namespace sdc

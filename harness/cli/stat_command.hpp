@@ -41,4 +41,8 @@ std::vector<std::string> stat_test_names();
 
 nlohmann::json run_delta_crit(double sigma, double p, int exponent_bits);
 
+// A statistic for the stat commands' JSON: the number, or "nan", "inf" spelled
+// out (JSON has no non-finite numbers).
+nlohmann::json finite_or_spelled(double x);
+
 }  // namespace sdc

@@ -14,8 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-json num(double x) { return std::isfinite(x) ? json(x) : json(fmt::format("{}", x)); }  // "nan", "inf" spelled out
-
 }  // namespace
 
 json run_consistency_stat(const std::string& losses_path, const std::string& grads_path) {
@@ -44,12 +42,23 @@ json run_consistency_stat(const values_input& loss_in, const values_input& g) {
   const auto z_norm = robust_z_over_ranks(log_norms), z_cos = robust_z_over_ranks(c.cos_to_rest);
   json ranks = json::array();
   for (int64_t r = 0; r < R; ++r)
-    ranks.push_back({{"rank", r}, {"loss", num(losses[size_t(r)])}, {"grad_norm", num(c.norms[size_t(r)])},
-                     {"cos_to_rest", num(c.cos_to_rest[size_t(r)])}, {"z_log_norm", num(z_norm[size_t(r)])},
-                     {"z_cos_to_rest", num(z_cos[size_t(r)])}});
-  return {{"test", "consistency"}, {"losses", losses_path}, {"grads", grads_path}, {"ranks_n", R}, {"elements", P},
-          {"loss_std", num(c.loss_std)}, {"loss_range", num(c.loss_range)}, {"grad_norm_mean", num(c.norm_mean)},
-          {"grad_norm_std", num(c.norm_std)}, {"grad_norm_range", num(c.norm_range)}, {"cos_mean", num(c.cos_mean)},
+    ranks.push_back({{"rank", r},
+                     {"loss", finite_or_spelled(losses[size_t(r)])},
+                     {"grad_norm", finite_or_spelled(c.norms[size_t(r)])},
+                     {"cos_to_rest", finite_or_spelled(c.cos_to_rest[size_t(r)])},
+                     {"z_log_norm", finite_or_spelled(z_norm[size_t(r)])},
+                     {"z_cos_to_rest", finite_or_spelled(z_cos[size_t(r)])}});
+  return {{"test", "consistency"},
+          {"losses", losses_path},
+          {"grads", grads_path},
+          {"ranks_n", R},
+          {"elements", P},
+          {"loss_std", finite_or_spelled(c.loss_std)},
+          {"loss_range", finite_or_spelled(c.loss_range)},
+          {"grad_norm_mean", finite_or_spelled(c.norm_mean)},
+          {"grad_norm_std", finite_or_spelled(c.norm_std)},
+          {"grad_norm_range", finite_or_spelled(c.norm_range)},
+          {"cos_mean", finite_or_spelled(c.cos_mean)},
           {"ranks", ranks}};
 }
 

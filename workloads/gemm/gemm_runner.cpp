@@ -3,11 +3,11 @@
 // ground truth of the changed outputs against MPFR.
 #include "workloads/gemm/gemm_runner.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
 
+#include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
 #include "protocol/views/gemm_view.hpp"
 #include "workloads/gemm/gemm_cell.hpp"
@@ -15,12 +15,6 @@
 
 namespace sdc {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 template <class T>
 class gemm_runner final : public episode_runner {

@@ -93,7 +93,7 @@ class gemm_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<gemm_workload>());
+const bool gemm_workload_registered = register_workload(std::make_unique<gemm_workload>());
 
 }  // namespace
 }  // namespace sdc

@@ -21,25 +21,21 @@
 // ground-truth metrics log_norm_shift (|change of log-norm|) and norm_rel_change.
 #include <fmt/format.h>
 
-#include <chrono>
+#include <boost/random/uniform_int_distribution.hpp>
 #include <cmath>
 
-#include <boost/random/uniform_int_distribution.hpp>
-
-#include "protocol/workload.hpp"
 #include "foundation/errors.hpp"
-#include "foundation/random/distributions.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"
-#include "protocol/views/sample_view.hpp"
-#include "injectors/tensor_view.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
+#include "injectors/tensor_view.hpp"
+#include "protocol/views/sample_view.hpp"
+#include "protocol/workload.hpp"
 #include "workloads/gradient/gradient_cell.hpp"
 
 namespace sdc {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 struct vector_ref {
   int64_t tensor, offset, length;
@@ -241,7 +237,7 @@ class gradient_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<gradient_workload>());
+const bool gradient_workload_registered = register_workload(std::make_unique<gradient_workload>());
 
 }  // namespace
 }  // namespace sdc

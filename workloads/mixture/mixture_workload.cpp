@@ -66,7 +66,7 @@ struct mix_cell {
   double delta = 0;                    // the shift applied
 };
 
-mix_cell parse_cell(const cell& c) {
+mix_cell parse_mix_cell(const cell& c) {
   mix_cell g;
   g.base = parse_distribution(c.at("base"), c.base_dir);
   g.n = std::stoll(c.at("n"));
@@ -79,7 +79,9 @@ mix_cell parse_cell(const cell& c) {
 
 class mixture_runner final : public episode_runner {
  public:
-  mixture_runner(const cell& c, uint64_t seed) : g_(parse_cell(c)), seed_(seed), hash_(c.hash) { x_.resize(size_t(g_.n)); }
+  mixture_runner(const cell& c, uint64_t seed) : g_(parse_mix_cell(c)), seed_(seed), hash_(c.hash) {
+    x_.resize(size_t(g_.n));
+  }
 
   uint64_t begin(trial_kind kind, uint64_t trial) override {
     kind_ = kind, trial_ = trial;
@@ -142,7 +144,7 @@ class mixture_workload final : public workload {
   std::string summary() const override { return "samples with a fraction p shifted by Delta: Theorem 1 and Appendix A of 000"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
   std::optional<skip_info> skip_reason(const cell& c) const override {
-    const mix_cell g = parse_cell(c);
+    const mix_cell g = parse_mix_cell(c);
     if (g.shift.relative && g.base.k != distribution::kind::normal)
       return skip_info{"shift", "crit(R) needs a normal(mu,sigma) base (Appendix B.2)"};
     if (g.shift.relative && !g.crit)
@@ -153,7 +155,7 @@ class mixture_workload final : public workload {
   std::vector<std::string> truth_metrics() const override { return {"delta", "delta_crit", "position"}; }
   // round(p n) (at least 1) distinct positions, each shifted by Delta.
   fault_plan plan(const cell& c) const override {
-    const mix_cell g = parse_cell(c);
+    const mix_cell g = parse_mix_cell(c);
     fault_plan p;
     p.spec.model.k = fault_model::kind::add;
     p.spec.model.factor = g.delta;
@@ -169,7 +171,7 @@ class mixture_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<mixture_workload>());
+const bool mixture_workload_registered = register_workload(std::make_unique<mixture_workload>());
 
 }  // namespace
 }  // namespace sdc

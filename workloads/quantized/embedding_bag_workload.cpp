@@ -18,27 +18,23 @@
 // csum_err_rel_max, false_alarm_from_rsum).
 #include <fmt/format.h>
 
-#include <chrono>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
 #include <cmath>
 #include <regex>
 
-#include <boost/random/uniform_int_distribution.hpp>
-#include <boost/random/uniform_real_distribution.hpp>
-
-#include "protocol/workload.hpp"
 #include "foundation/errors.hpp"
-#include "foundation/random/distributions.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
-#include "protocol/views/quantized_views.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
+#include "protocol/views/quantized_views.hpp"
+#include "protocol/workload.hpp"
 #include "workloads/quantized/embedding_bag_cell.hpp"
 #include "workloads/quantized/embedding_table_target.hpp"
 
 namespace sdc {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 const std::vector<std::string> k_targets = {"code", "alpha", "beta", "output"};
 
@@ -271,7 +267,7 @@ class embedding_bag_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<embedding_bag_workload>());
+const bool embedding_bag_workload_registered = register_workload(std::make_unique<embedding_bag_workload>());
 
 }  // namespace
 }  // namespace sdc

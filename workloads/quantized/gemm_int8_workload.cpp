@@ -12,22 +12,19 @@
 // Axes: shape (MxKxN), a_distribution, b_distribution, fault, bit, target (B, C), site.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 
-#include "protocol/workload.hpp"
 #include "foundation/errors.hpp"
-#include "foundation/random/distributions.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
-#include "protocol/views/quantized_views.hpp"
+#include "foundation/random/distributions.hpp"
+#include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
+#include "protocol/views/quantized_views.hpp"
+#include "protocol/workload.hpp"
 
 namespace sdc {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 struct int8_cell {
   gemm_shape shape;
@@ -38,7 +35,7 @@ struct int8_cell {
 
 constexpr fault_axis_names k_fault_axes{"site"};
 
-int8_cell parse_cell(const cell& c) {
+int8_cell parse_int8_cell(const cell& c) {
   int8_cell g;
   g.shape = parse_gemm_shape(c.at("shape"));
   g.a_dist = parse_distribution(c.at("a_distribution"), c.base_dir);
@@ -73,7 +70,7 @@ void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
 class int8_runner final : public episode_runner {
  public:
   int8_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
-      : g_(parse_cell(c)), seed_(seed), hash_(c.hash) {
+      : g_(parse_int8_cell(c)), seed_(seed), hash_(c.hash) {
     spec_ = plan_of(g_.faults, target_format(g_)).spec;
     ldb_ = g_.shape.n;
     for (const auto& n : needs) {
@@ -217,7 +214,7 @@ class gemm_int8_workload final : public workload {
   const std::vector<axis_def>& axes() const override { return axes_; }
 
   std::optional<skip_info> skip_reason(const cell& c) const override {
-    const int8_cell g = parse_cell(c);
+    const int8_cell g = parse_int8_cell(c);
     std::string why, axis;
     if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};
     const int64_t rows = g.target == "B" ? g.shape.k : g.shape.m;
@@ -230,7 +227,7 @@ class gemm_int8_workload final : public workload {
   detector_context context(const cell& c) const override { return {&s8(), &s32(), c.axes_json()}; }
   std::vector<std::string> truth_metrics() const override { return {"int_diff", "rel_diff"}; }
   fault_plan plan(const cell& c) const override {
-    const int8_cell g = parse_cell(c);
+    const int8_cell g = parse_int8_cell(c);
     return plan_of(g.faults, target_format(g));
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
@@ -242,7 +239,7 @@ class gemm_int8_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<gemm_int8_workload>());
+const bool gemm_int8_workload_registered = register_workload(std::make_unique<gemm_int8_workload>());
 
 }  // namespace
 }  // namespace sdc

@@ -124,7 +124,7 @@ class training_workload final : public workload {
   std::vector<axis_def> axes_;
 };
 
-const bool registered = register_workload(std::make_unique<training_workload>());
+const bool training_workload_registered = register_workload(std::make_unique<training_workload>());
 
 }  // namespace
 }  // namespace sdc
