@@ -5,11 +5,11 @@
 // kernels as a share of it, since OpenBLAS's kernels may not be tuned for the
 // CPU at hand (issue 14). 2 flops per lane per FMA.
 #pragma once
-#include <immintrin.h>
-
 #include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "foundation/simd/intrinsics.hpp"
 
 namespace sdc::bench {
 

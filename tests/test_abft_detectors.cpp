@@ -186,7 +186,6 @@ void expect_incremental_verdicts(const format& f) {
     const auto clean = p.data(f, p.C.data());
     full->encode(clean), inc->encode(clean), inc->baseline(clean);
     for (int trial = 0; trial < 60; ++trial) {
-      rng g = make_stream(uint64_t(trial), 5, 5, trial_kind::faulty, stream_purpose::fault);
       std::vector<T> A = p.A, B = p.B, C = p.C;
       const int kind = trial % 3;
       gemm_change ch;

@@ -15,7 +15,7 @@
 #include "foundation/formats/narrow_fp32.hpp"
 
 #if defined(__F16C__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #endif
 
 using namespace sdc;

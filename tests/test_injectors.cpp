@@ -59,11 +59,15 @@ void expect_record_consistent(const tensor_view& t, const injection_record& r, c
   EXPECT_EQ(t.bits_at(r.index), r.new_bits);
   EXPECT_EQ(r.row * t.cols + r.col, r.index);
   const double ov = decode(*t.fmt, r.old_bits), nv = decode(*t.fmt, r.new_bits);
-  if (!std::isnan(ov)) EXPECT_EQ(r.old_value, ov);
+  if (!std::isnan(ov)) {
+    EXPECT_EQ(r.old_value, ov);
+  }
   if (!std::isnan(nv)) EXPECT_EQ(r.new_value, nv);
   else EXPECT_TRUE(std::isnan(r.new_value));
   for (int64_t i = 0; i < t.size(); ++i)
-    if (i != r.index) EXPECT_EQ(t.bits_at(i), before[size_t(i)]) << "only the site may change";
+    if (i != r.index) {
+      EXPECT_EQ(t.bits_at(i), before[size_t(i)]) << "only the site may change";
+    }
 }
 
 std::vector<uint64_t> snapshot(const tensor_view& t) {

@@ -55,12 +55,16 @@ TEST(ScaleTraining, SmokePresetLabelsEveryFaultyEpisodeAndRecordsItsCorpus) {
     int64_t trials = 0, detected = 0;
     for (const auto& [label, b] : c["by_label"].items()) {
       trials += b["trials"].get<int64_t>(), detected += b["detected"].get<int64_t>();
-      if (b["detected"].get<int64_t>() == 0) EXPECT_TRUE(b["latency_p50"].is_null()) << at << " " << label;
+      if (b["detected"].get<int64_t>() == 0) {
+        EXPECT_TRUE(b["latency_p50"].is_null()) << at << " " << label;
+      }
     }
     EXPECT_EQ(trials, c["faulty"]["trials"].get<int64_t>()) << at;  // one label per faulty episode that ran
     EXPECT_EQ(detected, c["faulty"]["detected"].get<int64_t>()) << at;
     // No non-finite value, no non_finite label.
-    if (c["workload_metrics"]["faulty.nonfinite.max"] == 0) EXPECT_EQ(c["by_label"]["non_finite"]["trials"], 0) << at;
+    if (c["workload_metrics"]["faulty.nonfinite.max"] == 0) {
+      EXPECT_EQ(c["by_label"]["non_finite"]["trials"], 0) << at;
+    }
     // The curves: the excess per step since the first firing (step 2 of 8: 6 steps) and the bands.
     for (const char* name : {"loss_excess", "loss_band", "loss_band_smoothed"}) {
       const json* s = series(c, name);
@@ -70,7 +74,9 @@ TEST(ScaleTraining, SmokePresetLabelsEveryFaultyEpisodeAndRecordsItsCorpus) {
     for (const auto& m : (*series(c, "loss_band"))["faulty"]["median"]) EXPECT_GT(m.get<double>(), 0) << at;
     // Before the fault reaches the loss (the step it fires: its own forward
     // pass ran before a gradient fault), the faulty loss equals the twin's.
-    if (c["axes"]["site"] == "grad:all") EXPECT_EQ((*series(c, "loss_excess"))["faulty"]["max"][0], 0.0) << at;
+    if (c["axes"]["site"] == "grad:all") {
+      EXPECT_EQ((*series(c, "loss_excess"))["faulty"]["max"][0], 0.0) << at;
+    }
   }
   EXPECT_EQ(ran, 4 * 11);  // grad:all and gemm:all x transient and permanent, 11 detectors
 

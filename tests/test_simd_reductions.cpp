@@ -219,7 +219,9 @@ void check_signed_zero_tails(sdc::simd_level l) {
     T s = 1, sw = 1, d1 = 1, d2 = 1;
     k.sum_and_weighted(x.data(), w.data(), n, &s, &sw);
     EXPECT_TRUE(same(sw, lane_order<T>(n, [&](T a, int64_t j) { return std::fma(w[size_t(j)], x[size_t(j)], a); })));
-    if (n >= reduction_lanes<T>) EXPECT_TRUE(std::signbit(sw)) << "every lane holds products, each -0";
+    if (n >= reduction_lanes<T>) {
+      EXPECT_TRUE(std::signbit(sw)) << "every lane holds products, each -0";
+    }
     k.dot2(x.data(), w.data(), w.data(), n, &d1, &d2);
     EXPECT_TRUE(same(d1, sw) && same(d2, sw));
     std::vector<T> col(size_t(n), T(-0.0));

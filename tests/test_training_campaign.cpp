@@ -240,13 +240,15 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
     // Of 10 type-1 flips: gradients, 000's Table 1 setting (100 % there, 96 % in
     // our full preset), at least 8; weights (not a paper cell, 85 % in our full
     // preset) at least 6: below that has probability about 1 % at 85 %.
-    if (c["axes"]["bit"] == "exp1")
+    if (c["axes"]["bit"] == "exp1") {
       EXPECT_GE(c["faulty"]["detected"].get<int>(), c["axes"]["site"] == "grad:all" ? 8 : 6) << c["key"];
+    }
     const auto& why = c["faulty"]["by_reason"];  // every detection is the test's own or a non-finite norm's
     EXPECT_EQ(why["own"]["detected"].get<int>() + why["nonfinite"].get<int>(), c["faulty"]["detected"].get<int>()) << c["key"];
     // eq. 1's XOR of exp3 shrinks every gradient element (all |g| < 2): nothing to see
-    if (c["axes"]["bit"] == "exp3" && c["axes"]["site"] == "grad:all" && c["axes"]["fault"] == "bitflip")
+    if (c["axes"]["bit"] == "exp3" && c["axes"]["site"] == "grad:all" && c["axes"]["fault"] == "bitflip") {
       EXPECT_EQ(c["faulty"]["detected"], 0) << c["key"];
+    }
   }
   const json c002 = read_json(dir + "/consistency_002.json");
   ASSERT_EQ(c002["recordings"].size(), 12u);  // 2 dropouts x 3 settings x 2 recorders
@@ -271,8 +273,9 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
   EXPECT_NE(show.output.find("grad_norm_std"), std::string::npos) << show.output;
   const json td = read_json(dir + "/training_detectors.json");
   for (const auto& c : td["cells"])
-    if (c["detector"]["name"] == "matmul_checksum" || c["detector"]["name"] == "gemm_vabft")
+    if (c["detector"]["name"] == "matmul_checksum" || c["detector"]["name"] == "gemm_vabft") {
       EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+    }
 }
 
 }  // namespace

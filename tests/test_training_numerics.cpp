@@ -68,7 +68,9 @@ TEST(TrainingGemm, MixedMatmulForwardAndBackwardAreTheTwin) {
     EXPECT_TRUE(same_bits(c, twin(a.detach(), b.detach()).to(dtype))) << dtype;
     EXPECT_TRUE(same_bits(a.grad(), twin(g, b.detach().transpose(-2, -1)).to(dtype))) << dtype;
     EXPECT_TRUE(same_bits(b.grad(), twin(a.detach().transpose(-2, -1), g).to(dtype))) << dtype;
-    if (dtype == torch::kFloat) EXPECT_TRUE(torch::allclose(c, torch::matmul(a, b), 1e-5, 1e-5));
+    if (dtype == torch::kFloat) {
+      EXPECT_TRUE(torch::allclose(c, torch::matmul(a, b), 1e-5, 1e-5));
+    }
   }
 }
 

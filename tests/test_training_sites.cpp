@@ -83,8 +83,9 @@ void check_site(const std::string& site_text, const std::string& model_text, con
     ASSERT_EQ(a.what, b.what);
     const bool target = b.step == inj.fire_at && b.rank == inj.plan.rank && expected_event(s, c.model, b);
     if (!target) {
-      if (hit == 0)
+      if (hit == 0) {
         ASSERT_TRUE(torch::equal(a.value, b.value)) << b.what << " step " << b.step << " rank " << b.rank << " changed before the fault";
+      }
       continue;
     }
     const torch_target ta(a.value.contiguous()), tb(b.value.contiguous());

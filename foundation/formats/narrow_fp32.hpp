@@ -8,7 +8,7 @@
 #include <cstring>
 
 #if defined(__F16C__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #endif
 
 namespace sdc {

@@ -6,10 +6,9 @@
 #ifndef SDC_KERNEL_NS
 #error "define SDC_KERNEL_NS before including reductions_regs_body.hpp"
 #endif
-#include <immintrin.h>
-
 #include <utility>
 
+#include "foundation/simd/intrinsics.hpp"
 #include "foundation/simd/reductions.hpp"
 
 namespace sdc::SDC_KERNEL_NS {

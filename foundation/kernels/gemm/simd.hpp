@@ -10,7 +10,7 @@
 #endif
 
 #if defined(__AVX512F__) || defined(__AVX2__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #endif
 
 namespace sdc::SDC_KERNEL_NS::simd {

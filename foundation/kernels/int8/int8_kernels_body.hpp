@@ -13,10 +13,10 @@
 #include "foundation/kernels/int8/int8_kernels_dispatch.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #define SDC_INT8_AVX512 1
 #elif defined(__AVX2__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #define SDC_INT8_AVX2 1
 #endif
 

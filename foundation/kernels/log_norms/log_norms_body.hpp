@@ -11,7 +11,7 @@
 #include "foundation/kernels/log_norms/log_norms_order.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#include <immintrin.h>
+#include "foundation/simd/intrinsics.hpp"
 #define SDC_LOGNORM_AVX512 1
 #endif
 
