@@ -187,7 +187,10 @@ class gradient_workload final : public workload {
            if (v == "file") return v;
            const auto d = parse_dims(v);
            std::string s;
-           for (auto x : d) s += (s.empty() ? "" : "x") + std::to_string(x);
+           for (auto x : d) {
+             if (!s.empty()) s += 'x';
+             s += std::to_string(x);
+           }
            return s;
          })},
         {"tensors", "number of synthetic tensors of that shape", {"1"},
