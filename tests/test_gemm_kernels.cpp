@@ -81,6 +81,17 @@ TEST(GemmKernels, EveryVariantThisCpuRunsEqualsReference) {
   }
 }
 
+// A panel short at the end of M runs on a tile of its own height (rounded up
+// to even): M = 1 .. 29 holds every short height of each tile (14, 12 and 6
+// rows) with one or two full panels before it, in each variant, each type.
+TEST(GemmKernels, EveryShortPanelHeightEqualsReference) {
+  for (const gemm_kernel_variant& v : supported_gemm_variants())
+    for (int64_t m = 1; m <= 29; ++m) {
+      expect_bit_identical<float>({m, 37, 21}, parse_accumulation("sequential"), &v);
+      expect_bit_identical<double>({m, 19, 21}, parse_accumulation("sequential"), &v);
+    }
+}
+
 // The active variant: the highest level; the tuning as the environment or
 // the CPU's vendor says (gemm_kernels.hpp).
 TEST(GemmKernels, ActiveVariant) {
