@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "foundation/io/json_file.hpp"
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
 #include "foundation/simd/column_cascade.hpp"
 #include "foundation/simd/reductions.hpp"
@@ -183,7 +184,7 @@ template <class Policy>
 nlohmann::json checksum_abft<Policy>::explain() const {
   if (!last_.valid) return nullptr;
   auto entry = [&](size_t idx, double diff, double t) {
-    const nlohmann::json d = std::isfinite(diff) ? nlohmann::json(diff) : nlohmann::json(nullptr);
+    const nlohmann::json d = finite_or_null(diff);
     if (!std::isfinite(t) && !last_.on_output)  // the bound overflowed from the inputs: cannot decide
       return nlohmann::json{{"index", idx}, {"difference", d}, {"threshold", nullptr}, {"failed", false}, {"cannot_check", true}};
     return nlohmann::json{{"index", idx}, {"difference", d}, {"threshold", t}, {"failed", !(std::fabs(diff) <= t)}};

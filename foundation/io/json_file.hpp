@@ -1,5 +1,6 @@
 // JSON files: read with errors that name the file, written atomically.
 #pragma once
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,5 +15,10 @@ nlohmann::json read_json_file(const std::string& path);
 // nlohmann reports as out_of_range 406, not as a parse error), become an
 // input_error at "WHAT byte N".
 nlohmann::json parse_json_text(const std::string& text, const std::string& path, const std::string& what = "");
+// A number a result set records: the value, or null where it is not finite
+// (not computed, or no value: never a 0 in its place).
+inline nlohmann::json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 }  // namespace sdc

@@ -28,8 +28,6 @@ summary_stats stats_of(const std::vector<double>& values) {
 
 }  // namespace
 
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 double nearest_rank_quantile(std::vector<double> v, double q) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
   if (v.empty()) return std::nan("");

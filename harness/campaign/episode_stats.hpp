@@ -5,17 +5,14 @@
 #pragma once
 #include <compare>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "foundation/io/json_file.hpp"  // finite_or_null
 #include "protocol/detector.hpp"
 
 namespace sdc {
-
-// v, or null when it is not finite.
-nlohmann::json finite_or_null(double v);
 
 // The q-quantile (nearest rank; the median the mean of the middle two) of the
 // non-NaN values; NaN when none.

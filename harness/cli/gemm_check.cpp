@@ -7,6 +7,7 @@
 #include "detectors/gemm_detector.hpp"
 #include "detectors/quantized_detectors.hpp"
 #include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 #include "foundation/io/npy.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
 #include "injectors/tensor_view.hpp"
@@ -67,7 +68,7 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
   det->encode(d);
   const verdict v = det->verify(d);
   json metrics = json::object();
-  for (const auto& [k, x] : v.metrics) metrics[k] = std::isfinite(x) ? json(x) : json(nullptr);
+  for (const auto& [k, x] : v.metrics) metrics[k] = finite_or_null(x);
   json out = {{"dtype", std::string(f.name)},
               {"shape", {{"m", s.m}, {"k", s.k}, {"n", s.n}}},
               {"c", C ? "given" : "computed (" + order.text() + ")"},
@@ -75,11 +76,12 @@ json run(const check_gemm_request& r, const format& f, const loaded& A, const lo
               {"detector", {{"name", name}, {"params", params}}},
               {"verdict",
                {{"flagged", v.flagged},
-                {"cannot_check", std::any_of(v.metrics.begin(), v.metrics.end(), [](const auto& m) { return m.first == "cannot_check"; })},
-                {"score", std::isfinite(v.score) ? json(v.score) : json(nullptr)},
+                {"cannot_check", std::any_of(v.metrics.begin(), v.metrics.end(),
+                                             [](const auto& m) { return m.first == "cannot_check"; })},
+                {"score", finite_or_null(v.score)},
                 {"located_row", v.located_row >= 0 ? json(v.located_row) : json(nullptr)},
                 {"located_col", v.located_col >= 0 ? json(v.located_col) : json(nullptr)},
-                {"corrected_value", std::isfinite(v.corrected_value) ? json(v.corrected_value) : json(nullptr)}}},
+                {"corrected_value", finite_or_null(v.corrected_value)}}},
               {"metrics", metrics}};
   const json ex = det->explain();
   if (!ex.is_null()) out["checks"] = ex;

@@ -2,15 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
-
-#include <algorithm>
 #include <map>
+#include <sstream>
 
 #include "detectors/sample_detector.hpp"
 #include "foundation/errors.hpp"
+#include "foundation/io/json_file.hpp"
 #include "foundation/io/npy.hpp"
 #include "foundation/theory/critical_shift.hpp"
 
@@ -60,8 +60,6 @@ values_input read_values_input(const std::string& path) {
 namespace {
 
 using json = nlohmann::json;
-
-json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 // How each test's verdict reads: its main statistic, and the words for a flag.
 struct stat_reading {
@@ -159,7 +157,7 @@ json run_stat(const std::string& name, const values_input& in, const stat_option
   const verdict out = det->observe(view);
   const stat_reading& rd = readings().at(name);
   json m = json::object();
-  for (const auto& [k, x] : out.metrics) m[k] = number_or_null(x);
+  for (const auto& [k, x] : out.metrics) m[k] = finite_or_null(x);
   j["statistic"] = m.contains(rd.statistic) ? m[rd.statistic] : json(nullptr);
   j["statistic_name"] = rd.statistic_name;
   j["p_value"] = m.contains("p_value") ? m["p_value"] : json(nullptr);
@@ -167,7 +165,7 @@ json run_stat(const std::string& name, const values_input& in, const stat_option
     if (it.key() != rd.statistic && it.key() != "p_value") j[it.key()] = *it;
   if (m.contains("mode_lo")) j["modal_interval"] = {m["mode_lo"], m["mode_hi"]};
   for (const auto& [k, val] : params.items()) j[k] = val;
-  j["score"] = number_or_null(out.score);
+  j["score"] = finite_or_null(out.score);
   j["decision"] = out.flagged ? rd.flagged : rd.unflagged;
   return j;
 }

@@ -10,20 +10,19 @@
 
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
+#include "foundation/io/json_file.hpp"
 
 namespace sdc {
 namespace {
 
 using json = nlohmann::json;
 
-json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
-
 // The 2.5 % and 97.5 % points of `v` (nearest rank).
 json percentile_interval(std::vector<double> v) {
   if (v.empty()) return {nullptr, nullptr};
   std::sort(v.begin(), v.end());
   auto at = [&](double q) { return v[std::min(v.size() - 1, size_t(std::floor(q * double(v.size()))))]; };
-  return {number_or_null(at(0.025)), number_or_null(at(0.975))};
+  return {finite_or_null(at(0.025)), finite_or_null(at(0.975))};
 }
 
 struct series {
@@ -67,11 +66,14 @@ json compare_metric(const series& s, int64_t clusters, int resamples, uint64_t s
     for (double x : s.x[v]) sum += x;
     return n ? sum / double(n) : NAN;
   };
-  for (size_t v = 0; v < V; ++v) out["values"][s.values[v]] = {{"mean", number_or_null(mean_of(v))}, {"ci95", percentile_interval(means[v])}};
+  for (size_t v = 0; v < V; ++v)
+    out["values"][s.values[v]] = {{"mean", finite_or_null(mean_of(v))}, {"ci95", percentile_interval(means[v])}};
   for (size_t p = 0; p < pairs.size(); ++p) {
     const auto [a, b] = pairs[p];
-    out["differences"].push_back({{"a", s.values[a]}, {"b", s.values[b]},
-                                  {"mean", number_or_null(mean_of(a) - mean_of(b))}, {"ci95", percentile_interval(diffs[p])}});
+    out["differences"].push_back({{"a", s.values[a]},
+                                  {"b", s.values[b]},
+                                  {"mean", finite_or_null(mean_of(a) - mean_of(b))},
+                                  {"ci95", percentile_interval(diffs[p])}});
   }
   return out;
 }
