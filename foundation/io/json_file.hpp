@@ -1,4 +1,5 @@
-// JSON files: read with errors that name the file, written atomically.
+// JSON files: read with errors that name the file, written atomically; and
+// the one rule for a number a result records (finite_or_null).
 #pragma once
 #include <cmath>
 #include <nlohmann/json.hpp>
