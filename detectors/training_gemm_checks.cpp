@@ -119,13 +119,20 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
     det.encode(d);
     return det.verify(d);
   }
-  // gemm_guard: the protected GEMM where the check has one (fp32 outputs).
+  // gemm_guard: the protected GEMM where the check has one (fp32 outputs),
+  // its operands encoded first (the detector's time; the product the step's).
+  void prepare(const gemm_call& g) override {
+    if (g.bf16) return;
+    for_format(false).encode(data_of(false, g.m, g.n, g.k, g.a, g.b, nullptr));
+    encoded_ = true;
+  }
   bool product(const gemm_call& g, float* c) override {
     produced_ = false;
     if (g.bf16) return false;
     gemm_detector& det = for_format(false);
     const gemm_data<float> d = data_of(false, g.m, g.n, g.k, g.a, g.b, c);
-    det.encode(d);
+    if (!encoded_) det.encode(d);
+    encoded_ = true;
     produced_ = det.protected_gemm(d, c, &pending_);
     return produced_;
   }
@@ -136,10 +143,10 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
     if (produced_ && !changed) {
       v = std::move(pending_);
     } else {
-      if (!produced_) det.encode(d);
+      if (!encoded_) det.encode(d);  // the product's operands, already encoded if prepared
       v = det.verify(d);
     }
-    produced_ = false;
+    produced_ = encoded_ = false;
     ++checked_, failed_ += v.flagged;
     step_.flagged |= v.flagged;
     if (score_higher(v.score, step_.score)) step_.score = v.score;
@@ -153,7 +160,7 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
     v.score = 0;
     return v;
   }
-  bool produced_ = false;
+  bool produced_ = false, encoded_ = false;  // this GEMM's product computed, its operands encoded
   verdict pending_, step_ = fresh();
   double checked_ = 0, failed_ = 0;
 };

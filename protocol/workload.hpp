@@ -132,6 +132,17 @@ class episode_runner {
   // driver's step_injector instead of run_step + target + faulted.
   virtual bool injects_in_step() const { return false; }
   virtual double run_step_injecting(int64_t step, step_injector&) { return run_step(step); }
+  // Of the last step's kernel seconds, those it spent on work a detector
+  // asked of it (copies of the GEMMs, parameter hashes, a rerun's saved
+  // state, a guard's checks inside the GEMMs): `total` counts each piece of
+  // work once, `by_slot[k]` charges detector k with all the work it asked
+  // for, as it would cost alone. The driver moves them from the kernel's
+  // seconds to the detectors'.
+  struct step_work {
+    double total = 0;
+    std::vector<double> by_slot;  // empty: none
+  };
+  virtual step_work detector_work() const { return {}; }
   // Where the plan injects at this step on this rank (a writable copy).
   virtual fault_target& target(int64_t step, int rank) = 0;
   // The step's faults were applied: propagate them to what detectors see.

@@ -40,10 +40,14 @@ class fake_runner final : public episode_runner {
     kind_ = kind, trial_ = trial;
     return trial * 4 + uint64_t(kind);
   }
+  // Scripted seconds: each step "took" k_step_seconds, k_work_seconds of them
+  // on work the first detector asked for (episode_runner::detector_work).
   double run_step(int64_t step) override {
     for (size_t r = 0; r < x_.size(); ++r) x_[r] = values(seed_, hash_, kind_, trial_, int(r), step);
-    return 0;
+    return k_step_seconds;
   }
+  step_work detector_work() const override { return {k_work_seconds, {k_work_seconds}}; }
+  static constexpr double k_step_seconds = 1000, k_work_seconds = 250;
   fault_target& target(int64_t, int rank) override {
     t_.emplace(tensor_view{&fp64(), x_[size_t(rank)].data(), 1, k_values});
     return *t_;
@@ -199,6 +203,27 @@ TEST(Episodes, OutcomesLocationsAndLatency) {
   EXPECT_EQ(s["outcome_counts"]["detected_right_location"], 12);
   EXPECT_EQ(s["latency_steps"]["p50"], 1.0);
   EXPECT_EQ(s["latency_steps"]["max"], 1.0);
+}
+
+// What a step did for a detector is the detector's time, not the kernel's:
+// each cell's kernel seconds are the scripted steps' less that work, exactly,
+// and the first detector (max_abs, slot 0) carries it on top of its own.
+TEST(Episodes, WorkTheStepDidForADetectorIsItsTimeNotTheKernels) {
+  const json r = run(write_suite(), 2, "work.json");
+  const double steps = 6 * (12 + 10);  // per cell: 6 steps x 22 episodes, none skipped
+  int first = 0;
+  for (const auto& t : r["timing"]) {
+    EXPECT_EQ(t["kernel_seconds"].get<double>(), steps * (fake_runner::k_step_seconds - fake_runner::k_work_seconds))
+        << t;
+    const double d = t["detector_seconds"].get<double>();
+    if (t["detector"] == "max_abs") {
+      ++first;
+      EXPECT_GE(d, steps * fake_runner::k_work_seconds) << t;
+    } else {
+      EXPECT_LT(d, steps * fake_runner::k_work_seconds) << t;  // its own calls only: far below a scripted 250 s a step
+    }
+  }
+  EXPECT_EQ(first, 2);  // one cell per schedule
 }
 
 TEST(Episodes, FalseAlarmsPerStepMatchAReplayOfTheData) {

@@ -190,8 +190,8 @@ std::unique_ptr<sdc::detector> gemm_vabft(bool in_step) {
   return info->make(sdc::detector_params(sdc::validate_params(*info, {{"in_step", in_step}}), nullptr), sdc::detector_context{});
 }
 
-// gemm_vabft inside the GEMMs (its protected GEMM) and on records after the
-// step: the product is our kernel's bit for bit, and each step's verdict,
+// gemm_vabft inside the GEMMs (its protected GEMM, prepared or not) and on
+// records after the step: the product is our kernel's bit for bit, and each step's verdict,
 // score and counts are the same, clean and with an output element flipped
 // after the product (the guard is told, and checks the stored output).
 TEST(TrainingGemmChecks, InsideTheGemmTheVerdictsAreThoseOnRecords) {
@@ -202,35 +202,39 @@ TEST(TrainingGemmChecks, InsideTheGemmTheVerdictsAreThoseOnRecords) {
   auto inside = gemm_vabft(true), after = gemm_vabft(false);
   EXPECT_TRUE(inside->needs().value("gemm_guard", false));
   EXPECT_TRUE(after->needs().value("gemms", false));
-  for (const int64_t flip : {int64_t(-1), int64_t(m * n / 2)}) {
-    SCOPED_TRACE(flip < 0 ? "clean" : "an output element's exponent bit flipped");
-    board guards;
-    sdc::training_step enc;
-    enc.guards = &guards;
-    inside->encode(enc, 0);
-    ASSERT_NE(guards.armed, nullptr) << "in_step arms a guard";
-    sdc::gemm_call g;
-    g.m = m, g.k = k, g.n = n, g.a = a.data(), g.b = b.data();
-    std::vector<float> c(size_t(m * n)), plain(size_t(m * n));
-    ASSERT_TRUE(guards.armed->product(g, c.data())) << "fp32 V-ABFT has a protected GEMM";
-    sdc::gemm_fixed_order(a.data(), b.data(), plain.data(), {m, n, k}, {});
-    ASSERT_EQ(0, std::memcmp(c.data(), plain.data(), c.size() * sizeof(float))) << "the product is our kernel's";
-    const bool changed = flip >= 0;
-    if (changed) {
-      uint32_t bits;
-      std::memcpy(&bits, &c[size_t(flip)], 4);
-      bits ^= 1u << 27;
-      std::memcpy(&c[size_t(flip)], &bits, 4);
+  for (const bool prepared : {true, false}) {  // the runner prepares (encodes) first; product() alone encodes itself
+    for (const int64_t flip : {int64_t(-1), int64_t(m * n / 2)}) {
+      SCOPED_TRACE(std::string(flip < 0 ? "clean" : "an output element's exponent bit flipped") +
+                   (prepared ? ", prepared" : ""));
+      board guards;
+      sdc::training_step enc;
+      enc.guards = &guards;
+      inside->encode(enc, 0);
+      ASSERT_NE(guards.armed, nullptr) << "in_step arms a guard";
+      sdc::gemm_call g;
+      g.m = m, g.k = k, g.n = n, g.a = a.data(), g.b = b.data();
+      std::vector<float> c(size_t(m * n)), plain(size_t(m * n));
+      if (prepared) guards.armed->prepare(g);
+      ASSERT_TRUE(guards.armed->product(g, c.data())) << "fp32 V-ABFT has a protected GEMM";
+      sdc::gemm_fixed_order(a.data(), b.data(), plain.data(), {m, n, k}, {});
+      ASSERT_EQ(0, std::memcmp(c.data(), plain.data(), c.size() * sizeof(float))) << "the product is our kernel's";
+      const bool changed = flip >= 0;
+      if (changed) {
+        uint32_t bits;
+        std::memcpy(&bits, &c[size_t(flip)], 4);
+        bits ^= 1u << 27;
+        std::memcpy(&c[size_t(flip)], &bits, 4);
+      }
+      guards.armed->stored(g, c.data(), changed);
+      const sdc::verdict v_in = inside->observe(sdc::training_step{});
+      sdc::training_step rec;
+      rec.gemms.push_back({0, 0, false, m, k, n, a, b, c});
+      const sdc::verdict v_after = after->observe(rec);
+      EXPECT_EQ(v_in.flagged, v_after.flagged);
+      EXPECT_EQ(v_in.flagged, flip >= 0) << "the flip is seen, the clean GEMM passes";
+      EXPECT_EQ(v_in.score, v_after.score);
+      EXPECT_EQ(v_in.metrics, v_after.metrics);
     }
-    guards.armed->stored(g, c.data(), changed);
-    const sdc::verdict v_in = inside->observe(sdc::training_step{});
-    sdc::training_step rec;
-    rec.gemms.push_back({0, 0, false, m, k, n, a, b, c});
-    const sdc::verdict v_after = after->observe(rec);
-    EXPECT_EQ(v_in.flagged, v_after.flagged);
-    EXPECT_EQ(v_in.flagged, flip >= 0) << "the flip is seen, the clean GEMM passes";
-    EXPECT_EQ(v_in.score, v_after.score);
-    EXPECT_EQ(v_in.metrics, v_after.metrics);
   }
 }
 

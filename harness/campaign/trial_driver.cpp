@@ -159,7 +159,12 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
     const bool fires = faulty && plan_.when.fires(step);
     plan_injector inj(plan_, fires, [&] { return make_stream(seed_, cell_.hash, trial, kind, plan_.rank, step, stream_purpose::fault); });
     const double ks = runner_->injects_in_step() ? runner_->run_step_injecting(step, inj) : runner_->run_step(step);
-    if (ks >= 0) r.kernel_seconds += ks, r.kernel_ran = true;
+    if (ks >= 0) {
+      const episode_runner::step_work work = runner_->detector_work();
+      r.kernel_seconds += ks - work.total, r.kernel_ran = true;
+      for (size_t k = 0; k < work.by_slot.size() && k < r.detectors.size(); ++k)
+        r.detectors[k].seconds += work.by_slot[k];
+    }
     if (fires && !runner_->injects_in_step() && inj.apply(runner_->target(step, plan_.rank)))
       runner_->faulted(step, plan_.rank, inj.records());
     // A plan that could not apply is skipped, unless it already injected in

@@ -66,8 +66,8 @@ std::string brief_table(const json& r) {
                                 r["suite"]["description"].get<std::string>());
   return out + t.render() +
          "counts pooled over each detector's cells; * detector seconds (encoding and checks, encoding every trial as "
-         "the campaign does) / workload kernel seconds in this run, not the cost beside an optimized kernel: bench/ "
-         "measures that\n" +
+         "the campaign does; in training also the work the step did for it) / workload kernel seconds in this run, "
+         "not the cost beside an optimized kernel: bench/ measures that\n" +
          throughput_line(r);
 }
 

@@ -55,6 +55,9 @@ struct gemm_call {
 class gemm_guard {
  public:
   virtual ~gemm_guard() = default;
+  // Before product(), the check's work on the operands alone (its encoding):
+  // timed as the detector's, product() as the step's.
+  virtual void prepare(const gemm_call&) {}
   // C = A B (m x n, row-major fp32) with the check's sums. False: no fused
   // form here; C untouched, the workload computes it.
   virtual bool product(const gemm_call& g, float* c) = 0;

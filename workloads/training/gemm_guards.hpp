@@ -21,8 +21,13 @@ namespace sdc::train {
 class rank_guards final : public sdc::gemm_guards {
  public:
   void arm(size_t slot, sdc::gemm_guard* g) override { armed_[slot] = g; }
-  void clear() { armed_.clear(); }
+  void clear() { armed_.clear(), own_.clear(), shared_ = 0; }
   bool any() const { return !armed_.empty(); }
+  // The seconds this step spent on the guards' work: each guard's own calls
+  // (prepare, stored) and the copies made for all of them (`shared_`), added
+  // to by_slot (each armed slot: its own and the shared) and total (once).
+  // A protected product is the step's: the GEMM, its sums and its verdict.
+  void add_work(std::vector<double>& by_slot, double& total) const;
 
   // gemm_hook::run_gemm's side: the first armed guard computes an fp32
   // product (bf16 operands: false, mixed_mm runs and rounds).
@@ -34,6 +39,8 @@ class rank_guards final : public sdc::gemm_guards {
 
  private:
   std::map<size_t, sdc::gemm_guard*> armed_;  // by the detector's slot: the lowest computes the product
+  std::map<size_t, double> own_;              // seconds, by slot
+  double shared_ = 0;
   sdc::gemm_guard* producer_ = nullptr;
   torch::Tensor a_, b_, before_;  // the product's operands (kept for stored()), out before a fault
 };

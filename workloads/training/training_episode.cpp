@@ -3,21 +3,19 @@
 // reference are training_fork.*.
 #include "workloads/training/training_episode.hpp"
 
-#include "workloads/training/gemm_guards.hpp"
-
-#include "foundation/io/digest.hpp"
-
-#include <boost/random/uniform_01.hpp>
-
 #include <algorithm>
-#include <chrono>
+#include <array>
+#include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "foundation/io/digest.hpp"
 #include "foundation/io/json_file.hpp"
+#include "foundation/timing.hpp"
 #include "protocol/views/training_view.hpp"
+#include "workloads/training/gemm_guards.hpp"
 #include "workloads/training/recompute_service.hpp"
 #include "workloads/training/training_fork.hpp"
 
@@ -25,14 +23,36 @@ namespace sdc::train {
 
 namespace {
 
+// What the detectors ask of the step (detector::needs()), slot by slot: the
+// GEMMs' copies, the parameters' hashes, a rerun's saved state, a guard.
+enum step_need : int { k_gemms, k_hashes, k_recompute, k_guard, k_needs };
+struct asked_of_step {
+  std::vector<std::array<bool, k_needs>> slots;
+  explicit asked_of_step(const std::vector<nlohmann::json>& needs) {
+    for (const auto& n : needs)
+      slots.push_back({n.value("gemms", false), n.value("param_hashes", false), n.value("recompute", false),
+                       n.value("gemm_guard", false)});
+  }
+  bool any(int n) const {
+    return std::any_of(slots.begin(), slots.end(), [n](const auto& s) { return s[size_t(n)]; });
+  }
+};
+
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, bool record_gemms, bool hash_params, bool recompute, bool guard_gemms)
-      : g_(parse_training_cell(c)), seed_(seed), cell_hash_(c.hash), fork_(fork_for(g_.config_path, g_.warmup, 0)),
-        sites_(g_.site, fork_->config.model, g_.q), views_(size_t(fork_->config.dp.ranks)),
-        guards_(guard_gemms ? size_t(fork_->config.dp.ranks) : 0), record_gemms_(record_gemms), hash_params_(hash_params),
-        recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
-                   recompute) {
+  training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
+      : g_(parse_training_cell(c)),
+        seed_(seed),
+        cell_hash_(c.hash),
+        fork_(fork_for(g_.config_path, g_.warmup, 0)),
+        sites_(g_.site, fork_->config.model, g_.q),
+        views_(size_t(fork_->config.dp.ranks)),
+        asked_(needs),
+        guards_(asked_.any(k_guard) ? size_t(fork_->config.dp.ranks) : 0),
+        record_gemms_(asked_.any(k_gemms)),
+        hash_params_(asked_.any(k_hashes)),
+        recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime,
+                   plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec, asked_.any(k_recompute)) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -71,13 +91,26 @@ class training_runner final : public episode_runner, public step_observer, publi
   double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
   double run_step_injecting(int64_t step, step_injector& inj) override {
     sites_.arm(&recompute_.injector_for(inj, g_.faults.rank, step, trainer_->global_step()));
-    const auto t0 = std::chrono::steady_clock::now();
+    work_ = {};
+    const auto t0 = clock_type::now();
     const step_record rec = trainer_->step(this);
     sites_.arm(nullptr);
     double mean = 0;
     for (size_t r = 0; r < rec.loss.size(); ++r) views_[r].loss = rec.loss[r], views_[r].step = step, mean += rec.loss[r];
     losses_.push_back(mean / double(rec.loss.size()));
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return seconds_since(t0);
+  }
+  // The step's work for detectors: what each asked of it (needs()), and its guards.
+  step_work detector_work() const override {
+    step_work w;
+    w.by_slot.assign(asked_.slots.size(), 0.0);
+    for (size_t k = 0; k < asked_.slots.size(); ++k)
+      for (int n = 0; n < k_needs; ++n)
+        if (asked_.slots[k][size_t(n)]) w.by_slot[k] += work_[size_t(n)];
+    for (int n = 0; n < k_needs; ++n)
+      if (asked_.any(n)) w.total += work_[size_t(n)];
+    for (const auto& g : guards_) g.add_work(w.by_slot, w.total);
+    return w;
   }
   fault_target& target(int64_t, int) override { throw std::logic_error("training faults land inside the step"); }
   void faulted(int64_t, int, const std::vector<injection_record>&) override {}
@@ -92,7 +125,9 @@ class training_runner final : public episode_runner, public step_observer, publi
   // step_observer: the site first, then copy the rank's gradients for the detectors.
   void step_begins(int64_t s, int r, replica& rep) override {
     sites_.step_begins(s, r, rep);
+    const auto t0 = clock_type::now();
     recompute_.step_begins(r, rep, s);
+    work_[k_recompute] += seconds_since(t0);
   }
   // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
   // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic)
@@ -131,7 +166,11 @@ class training_runner final : public episode_runner, public step_observer, publi
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
     if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, site_hook_ && !after_the_gemm);
     if (site_hook_ && !after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
-    if (record_gemms_) record(linear, pass, a, b, out);
+    if (record_gemms_) {
+      const auto t0 = clock_type::now();
+      record(linear, pass, a, b, out);
+      work_[k_gemms] += seconds_since(t0);
+    }
     if (guarded_) guards_[size_t(hook_rank_)].stored(linear, pass, a, b, out);
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
   }
@@ -154,6 +193,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   // After the optimizer step: each replica's parameter hashes, when asked.
   void step_ends(int64_t, const std::vector<replica>& reps) override {
     if (!hash_params_) return;
+    const auto t0 = clock_type::now();
     for (size_t r = 0; r < reps.size(); ++r) {
       auto& h = views_[r].param_sha1;
       h.clear();
@@ -162,6 +202,7 @@ class training_runner final : public episode_runner, public step_observer, publi
         h.push_back(sha1_hex(f.data_ptr<float>(), size_t(f.numel()) * sizeof(float)));
       }
     }
+    work_[k_hashes] += seconds_since(t0);
   }
 
  private:
@@ -172,6 +213,8 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::shared_ptr<const fork_point> fork_;
   site_injector sites_;
   std::vector<training_step> views_;
+  asked_of_step asked_;
+  std::array<double, k_needs> work_{};  // this step's seconds on each kind of asked work
   std::vector<rank_guards> guards_;  // per rank, when a detector runs inside the GEMMs
   bool guarded_ = false;
   dp_config dp_;
@@ -179,7 +222,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
-  bool record_gemms_, hash_params_;
+  bool record_gemms_, hash_params_;  // asked_.any(k_gemms), asked_.any(k_hashes)
   recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
@@ -269,12 +312,7 @@ episode_truth training_runner::truth() {
 }  // namespace
 
 std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
-  bool gemms = false, hashes = false, recompute = false, guards = false;
-  for (const auto& n : needs) {
-    gemms |= n.value("gemms", false), hashes |= n.value("param_hashes", false), recompute |= n.value("recompute", false);
-    guards |= n.value("gemm_guard", false);
-  }
-  return std::make_unique<training_runner>(c, seed, gemms, hashes, recompute, guards);
+  return std::make_unique<training_runner>(c, seed, needs);
 }
 
 }  // namespace sdc::train
