@@ -4,7 +4,6 @@
 #include "workloads/training/training_episode.hpp"
 
 #include <algorithm>
-#include <array>
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <filesystem>
@@ -17,26 +16,12 @@
 #include "protocol/views/training_view.hpp"
 #include "workloads/training/gemm_guards.hpp"
 #include "workloads/training/recompute_service.hpp"
+#include "workloads/training/step_work.hpp"
 #include "workloads/training/training_fork.hpp"
 
 namespace sdc::train {
 
 namespace {
-
-// What the detectors ask of the step (detector::needs()), slot by slot: the
-// GEMMs' copies, the parameters' hashes, a rerun's saved state, a guard.
-enum step_need : int { k_gemms, k_hashes, k_recompute, k_guard, k_needs };
-struct asked_of_step {
-  std::vector<std::array<bool, k_needs>> slots;
-  explicit asked_of_step(const std::vector<nlohmann::json>& needs) {
-    for (const auto& n : needs)
-      slots.push_back({n.value("gemms", false), n.value("param_hashes", false), n.value("recompute", false),
-                       n.value("gemm_guard", false)});
-  }
-  bool any(int n) const {
-    return std::any_of(slots.begin(), slots.end(), [n](const auto& s) { return s[size_t(n)]; });
-  }
-};
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
@@ -47,12 +32,13 @@ class training_runner final : public episode_runner, public step_observer, publi
         fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q),
         views_(size_t(fork_->config.dp.ranks)),
-        asked_(needs),
-        guards_(asked_.any(k_guard) ? size_t(fork_->config.dp.ranks) : 0),
-        record_gemms_(asked_.any(k_gemms)),
-        hash_params_(asked_.any(k_hashes)),
+        work_(needs),
+        guards_(work_.any(step_need::gemm_guard) ? size_t(fork_->config.dp.ranks) : 0),
+        record_gemms_(work_.any(step_need::gemms)),
+        hash_params_(work_.any(step_need::param_hashes)),
         recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime,
-                   plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec, asked_.any(k_recompute)) {
+                   plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
+                   work_.any(step_need::recompute)) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -91,7 +77,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   double run_step(int64_t) override { throw std::logic_error("training steps run with their injector"); }
   double run_step_injecting(int64_t step, step_injector& inj) override {
     sites_.arm(&recompute_.injector_for(inj, g_.faults.rank, step, trainer_->global_step()));
-    work_ = {};
+    work_.reset();
     const auto t0 = clock_type::now();
     const step_record rec = trainer_->step(this);
     sites_.arm(nullptr);
@@ -102,13 +88,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   }
   // The step's work for detectors: what each asked of it (needs()), and its guards.
   step_work detector_work() const override {
-    step_work w;
-    w.by_slot.assign(asked_.slots.size(), 0.0);
-    for (size_t k = 0; k < asked_.slots.size(); ++k)
-      for (int n = 0; n < k_needs; ++n)
-        if (asked_.slots[k][size_t(n)]) w.by_slot[k] += work_[size_t(n)];
-    for (int n = 0; n < k_needs; ++n)
-      if (asked_.any(n)) w.total += work_[size_t(n)];
+    step_work w = work_.charge();
     for (const auto& g : guards_) g.add_work(w.by_slot, w.total);
     return w;
   }
@@ -127,7 +107,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     sites_.step_begins(s, r, rep);
     const auto t0 = clock_type::now();
     recompute_.step_begins(r, rep, s);
-    work_[k_recompute] += seconds_since(t0);
+    work_.add(step_need::recompute, seconds_since(t0));
   }
   // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
   // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic)
@@ -169,7 +149,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     if (record_gemms_) {
       const auto t0 = clock_type::now();
       record(linear, pass, a, b, out);
-      work_[k_gemms] += seconds_since(t0);
+      work_.add(step_need::gemms, seconds_since(t0));
     }
     if (guarded_) guards_[size_t(hook_rank_)].stored(linear, pass, a, b, out);
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
@@ -202,7 +182,7 @@ class training_runner final : public episode_runner, public step_observer, publi
         h.push_back(sha1_hex(f.data_ptr<float>(), size_t(f.numel()) * sizeof(float)));
       }
     }
-    work_[k_hashes] += seconds_since(t0);
+    work_.add(step_need::param_hashes, seconds_since(t0));
   }
 
  private:
@@ -213,8 +193,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::shared_ptr<const fork_point> fork_;
   site_injector sites_;
   std::vector<training_step> views_;
-  asked_of_step asked_;
-  std::array<double, k_needs> work_{};  // this step's seconds on each kind of asked work
+  step_work_meter work_;             // what the detectors asked of the step, and its seconds on it
   std::vector<rank_guards> guards_;  // per rank, when a detector runs inside the GEMMs
   bool guarded_ = false;
   dp_config dp_;
@@ -222,7 +201,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
-  bool record_gemms_, hash_params_;  // asked_.any(k_gemms), asked_.any(k_hashes)
+  bool record_gemms_, hash_params_;  // work_.any(gemms), work_.any(param_hashes)
   recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
