@@ -177,9 +177,9 @@ void overhead_chart(const json& r, const std::string& id, std::vector<chart>& ou
       id + "-campaign-timing", "Campaign timing: detector time over workload time",
       "Seconds spent in each detector's checks divided by seconds spent in the workload's kernels (the GEMM, the training "
       "step), summed over the run's trials on its threads; what a training step did for a detector (copies of its GEMMs, "
-      "hashes, a rerun's saved state, a guard's checks inside the GEMMs) is the detector's, not the step's. The campaign runs each detector's plain reference twin on small "
-      "problems, so this is what the run cost, not what the check costs beside an optimized kernel: the benchmark programs "
-      "in bench/ measure that (results/README.md).",
+      "hashes, a rerun's saved state, a guard's checks inside the GEMMs) is the detector's, not the step's. The campaign "
+      "runs each detector's plain reference twin on small problems, so this is what the run cost, not what the check "
+      "costs beside an optimized kernel: the benchmark programs in bench/ measure that (results/README.md).",
       spec));
 }
 
