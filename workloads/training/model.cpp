@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <mpfr.h>
+#include <mutex>
 
 #include "workloads/training/fixed_gemm.hpp"
 
@@ -150,7 +152,8 @@ std::vector<std::string> linear_names(const model_config& c) {
   return n;
 }
 
-torch::Tensor rope_table(int64_t seq, int64_t head_width) {
+namespace {
+torch::Tensor compute_rope_table(int64_t seq, int64_t head_width) {
   // cos and sin of t * 10000^(-2i/D) for t < seq, i < D/2 (LLaMA's theta),
   // each correctly rounded to fp32 by MPFR: glibc's cos and sin have
   // CPU-dependent variants, and the table must be the same on every CPU.
@@ -172,6 +175,18 @@ torch::Tensor rope_table(int64_t seq, int64_t head_width) {
     }
   }
   mpfr_clears(x, f, v, (mpfr_ptr)nullptr);
+  return t;
+}
+}  // namespace
+
+torch::Tensor rope_table(int64_t seq, int64_t head_width) {
+  // Computed once per shape: MPFR's 128-bit cos and sin in every forward pass
+  // were a tenth of a smoke-scale training campaign's time. Callers only read it.
+  static std::mutex m;
+  static std::map<std::pair<int64_t, int64_t>, torch::Tensor> tables;
+  const std::lock_guard<std::mutex> lock(m);
+  torch::Tensor& t = tables[{seq, head_width}];
+  if (!t.defined()) t = compute_rope_table(seq, head_width);
   return t;
 }
 
