@@ -12,6 +12,7 @@
 
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "workloads/training/training_fork.hpp"
 #include "workloads/training/training_run.hpp"
 #include "scratch.hpp"
 
@@ -124,6 +125,18 @@ TEST(TrainingDp, TheAllReduceKeepsReplicasIdenticalWhileRanksSeeDifferentData) {
     for (int r = 1; r < c.dp.ranks; ++r)
       for (size_t i = 0; i < end[0].params.tensors.size(); ++i)
         EXPECT_TRUE(bit_equal(end[0].params.tensors[i], end[size_t(r)].params.tensors[i])) << policy << " rank " << r;
+    // Which is what lets an episode's truth evaluate one of them (same_bits):
+    // the same validation loss, and a set with one zero's sign flipped is not the same bits.
+    EXPECT_TRUE(same_bits(end[0].params, end[1].params)) << policy;
+    EXPECT_EQ(eval_loss(c.model, end[0].params, d.eval), eval_loss(c.model, end[1].params, d.eval)) << policy;
+    param_set flipped = end[1].params.clone();
+    {
+      torch::NoGradGuard ng;
+      flipped.tensors[0].view(-1)[0] = 0.0f;
+      end[1].params.tensors[0].view(-1)[0] = -0.0f;
+    }
+    EXPECT_FALSE(same_bits(flipped, end[1].params)) << policy;
+    EXPECT_TRUE(torch::equal(flipped.tensors[0], end[1].params.tensors[0])) << "torch::equal takes -0 for +0";
   }
 }
 

@@ -255,8 +255,7 @@ episode_truth training_runner::truth() {
   // The outcome label: the trajectories from the first firing on against the
   // natural runs' bands (outcome_labels.hpp); the validation loss is the
   // worst replica's (a replica that silently diverged is a degraded model).
-  double val = 0;
-  for (const auto& r : reps) val = nan_max(val, eval_loss(fork_->config.model, r.params, fork_->data.eval));
+  const double val = worst_eval_loss(*fork_, reps, twin_params_, twin_val_);
   const std::vector<double> mine(losses_.begin() + first, losses_.end()), twin(twin_losses_.begin() + first, twin_losses_.end());
   const labelled lab = label_of(mine, twin, val, twin_val_, finite, natural->bands);
   t.label = lab.label;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -126,6 +127,29 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
 }
 
 // Relative L2 distance ||a - b|| / ||b|| over all parameters (NaN if either is not finite).
+bool same_bits(const param_set& a, const param_set& b) {
+  if (a.tensors.size() != b.tensors.size()) return false;
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const torch::Tensor x = a.tensors[i].detach().contiguous(), y = b.tensors[i].detach().contiguous();
+    if (x.scalar_type() != y.scalar_type() || !x.sizes().equals(y.sizes())) return false;
+    if (std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) != 0) return false;
+  }
+  return true;
+}
+
+double worst_eval_loss(const fork_point& f, const std::vector<replica>& reps, const param_set& twin, double twin_val) {
+  std::vector<std::pair<const param_set*, double>> evaluated{{&twin, twin_val}};
+  double worst = 0;
+  for (const auto& r : reps) {
+    auto same =
+        std::find_if(evaluated.begin(), evaluated.end(), [&](const auto& e) { return same_bits(r.params, *e.first); });
+    if (same == evaluated.end())
+      same = evaluated.insert(evaluated.end(), {&r.params, eval_loss(f.config.model, r.params, f.data.eval)});
+    worst = nan_max(worst, same->second);
+  }
+  return worst;
+}
+
 double distance(const param_set& a, const param_set& b) {
   double d = 0, n = 0;
   for (size_t i = 0; i < a.tensors.size(); ++i) {

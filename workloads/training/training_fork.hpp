@@ -43,6 +43,14 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
 // The 2-norm of a flat fp32 gradient, summed in fp64 in element order (no
 // ATen reduction: the same bits on every CPU).
 double norm_of(const torch::Tensor& flat);
+// Every tensor of a and b has the same bytes (so -0 differs from +0, and a NaN
+// equals a NaN with its payload): what a deterministic computation reads.
+bool same_bits(const param_set& a, const param_set& b);
+// The largest validation loss of the replicas (NaN if any is). A replica with
+// the bits of the twin (its loss twin_val) or of one already evaluated has
+// that loss, the forward pass being deterministic: each distinct set of
+// parameters is evaluated once, not every rank's (most of an episode's truth).
+double worst_eval_loss(const fork_point& f, const std::vector<replica>& reps, const param_set& twin, double twin_val);
 // Relative L2 distance ||a - b|| / ||b|| over all parameters (NaN if either is not finite).
 double distance(const param_set& a, const param_set& b);
 // max that keeps a NaN (std::max drops it when it comes second).
