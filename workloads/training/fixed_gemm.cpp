@@ -13,6 +13,13 @@ void require_f32(const Tensor& t, const char* what) {
   if (t.scalar_type() != torch::kFloat) throw std::invalid_argument(std::string("fixed_gemm: ") + what + " must be fp32");
 }
 
+// t as contiguous fp32 in one pass (a bf16 operand read transposed is
+// converted and laid out at once, not converted and then copied); t itself
+// when it already is.
+Tensor dense_f32(const Tensor& t) {
+  return t.to(t.options().dtype(torch::kFloat), false, false, torch::MemoryFormat::Contiguous);
+}
+
 // One product on contiguous fp32 storage, in the sequential order.
 void product(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
@@ -67,12 +74,12 @@ Tensor fixed_bmm(const Tensor& a, const Tensor& b) {
 
 Tensor mixed_mm(const Tensor& a, const Tensor& b) {
   if (a.scalar_type() != torch::kBFloat16) return fixed_mm(a, b);
-  return fixed_mm(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
+  return fixed_mm(dense_f32(a), dense_f32(b)).to(torch::kBFloat16);
 }
 
 Tensor mixed_matmul(const Tensor& a, const Tensor& b) {
   if (a.scalar_type() != torch::kBFloat16) return matmul_fn::apply(a, b);
-  return matmul_fn::apply(a.to(torch::kFloat), b.to(torch::kFloat)).to(torch::kBFloat16);
+  return matmul_fn::apply(dense_f32(a), dense_f32(b)).to(torch::kBFloat16);
 }
 
 }  // namespace sdc::train
