@@ -123,9 +123,10 @@ sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const Tensor& a, con
   sdc::gemm_record g;
   g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
   g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
-  auto copy = [](const Tensor& t, std::vector<float>& to) {
-    const Tensor f = t.detach().to(torch::kFloat).contiguous();
-    to.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
+  auto copy = [](const Tensor& t, std::vector<float>& to) {  // converted and laid out row-major in one pass
+    to.resize(size_t(t.numel()));
+    if (to.empty()) return;
+    torch::from_blob(to.data(), t.sizes(), torch::kFloat).copy_(t.detach());
   };
   copy(a, g.a), copy(b, g.b), copy(out, g.c);
   return g;
