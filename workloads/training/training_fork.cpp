@@ -126,7 +126,6 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
   return ref;
 }
 
-// Relative L2 distance ||a - b|| / ||b|| over all parameters (NaN if either is not finite).
 bool same_bits(const param_set& a, const param_set& b) {
   if (a.tensors.size() != b.tensors.size()) return false;
   for (size_t i = 0; i < a.tensors.size(); ++i) {
@@ -150,6 +149,7 @@ double worst_eval_loss(const fork_point& f, const std::vector<replica>& reps, co
   return worst;
 }
 
+// Relative L2 distance ||a - b|| / ||b|| over all parameters (NaN if either is not finite).
 double distance(const param_set& a, const param_set& b) {
   double d = 0, n = 0;
   for (size_t i = 0; i < a.tensors.size(); ++i) {
