@@ -1,16 +1,17 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <boost/random/normal_distribution.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
-#include <boost/random/normal_distribution.hpp>
 #include <vector>
 
 #include "foundation/formats/format.hpp"
-#include "foundation/random/streams.hpp"
 #include "foundation/kernels/gemm/gemm_dispatch.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "foundation/random/streams.hpp"
 
 using namespace sdc;
 
@@ -25,19 +26,37 @@ std::vector<T> random_matrix(int64_t n, uint64_t seed, const format* round_fmt =
   return v;
 }
 
+// One case's operands and reference product, made once per (type, shape,
+// order) and shared by every variant held to it (under the sanitizers the
+// reference loops were most of this program's time, once per variant).
+template <class T>
+struct reference_case {
+  std::vector<T> A, B, R;
+};
+template <class T>
+const reference_case<T>& reference_for(gemm_shape s, accumulation_order o) {
+  static std::map<std::string, reference_case<T>> cases;
+  const std::string key = s.text() + " " + o.text();
+  if (const auto it = cases.find(key); it != cases.end()) return it->second;
+  reference_case<T> c{random_matrix<T>(s.m * s.k, 1 + s.m), random_matrix<T>(s.k * s.n, 2 + s.n),
+                      std::vector<T>(size_t(s.m * s.n), T(-9))};
+  gemm_reference(c.A.data(), c.B.data(), c.R.data(), s, o);
+  return cases.emplace(key, std::move(c)).first->second;
+}
+
 // The active variant's kernel (gemm_fixed_order), or one variant's (at).
 template <class T>
 void expect_bit_identical(gemm_shape s, accumulation_order o, const gemm_kernel_variant* at = nullptr) {
-  auto A = random_matrix<T>(s.m * s.k, 1 + s.m);
-  auto B = random_matrix<T>(s.k * s.n, 2 + s.n);
-  std::vector<T> C(size_t(s.m * s.n), T(-7)), R(size_t(s.m * s.n), T(-9));
-  if (at) gemm_fixed_order_at(*at, A.data(), B.data(), C.data(), s, o);
-  else gemm_fixed_order(A.data(), B.data(), C.data(), s, o);
-  gemm_reference(A.data(), B.data(), R.data(), s, o);
+  const reference_case<T>& r = reference_for<T>(s, o);
+  std::vector<T> C(size_t(s.m * s.n), T(-7));
+  if (at)
+    gemm_fixed_order_at(*at, r.A.data(), r.B.data(), C.data(), s, o);
+  else
+    gemm_fixed_order(r.A.data(), r.B.data(), C.data(), s, o);
   int64_t mismatches = 0;
   for (size_t i = 0; i < C.size(); ++i)
     if (std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(C[i]) !=
-        std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(R[i]))
+        std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(r.R[i]))
       ++mismatches;
   EXPECT_EQ(mismatches, 0) << s.text() << " " << o.text() << " " << (at ? at->text() : "(active variant)");
 }
