@@ -54,8 +54,12 @@ accumulation_order parse_accumulation(std::string_view text);
 //            per 28 FMAs two loads of B and 14 broadcasts, not per 24) and 196
 //            rows of A: the micro-kernel alone about 5 % faster with its data
 //            in L1, the fp32 GEMM 1-4 % at n = 2048-4096 against oneDNN's
-//            sgemm, fp64 level. An earlier trial on an AMD EPYC (Zen 5) found
-//            the prefetch slower; the rest is not yet measured there.
+//            sgemm, fp64 level. On an AMD EPYC family 26 (Zen 5, AVX-512,
+//            1 MiB of L2) the whole intel tuning took 0.97-1.01 x generic's
+//            time at n = 512-1024 but 1.01-1.10 x at 2048-4096, and its 14-row
+//            tile alone (generic's blocking) 0.98-0.995 x at 512-1024 and
+//            1.00-1.02 x at 2048-4096 (results/notes/vabft_overhead_bench.md):
+//            generic stays there.
 enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;
