@@ -7,8 +7,8 @@
 // vabft_overhead_xeon207.txt). And an OPENBLAS_CORETYPE in the environment
 // overrides its choice: our machines set Haswell, and on an AMD EPYC family
 // 26 (Zen 5, AVX-512), where OpenBLAS itself picks Cooperlake, its Haswell
-// (AVX2) sgemm and dgemm took 1.85-1.89 x the time of its Cooperlake ones at
-// n = 512-2048. A bench that beats such a baseline is not measuring against
+// (AVX2) sgemm took 1.84-1.91 x and its dgemm 1.56-1.68 x the time of its
+// Cooperlake ones at n = 512-2048. A bench that beats such a baseline is not measuring against
 // the fastest GEMM the machine has. OpenBLAS reads OPENBLAS_CORETYPE once,
 // when it is loaded, so use_best_openblas_core() runs the program again with
 // it set to the best kernel set this OpenBLAS has for the CPU's instructions
