@@ -8,14 +8,14 @@
 // overrides its choice: our machines set Haswell, and on an AMD EPYC family
 // 26 (Zen 5, AVX-512), where OpenBLAS itself picks Cooperlake, its Haswell
 // (AVX2) sgemm took 1.84-1.91 x and its dgemm 1.56-1.68 x the time of its
-// Cooperlake ones at n = 512-2048. A bench that beats such a baseline is not measuring against
-// the fastest GEMM the machine has. OpenBLAS reads OPENBLAS_CORETYPE once,
-// when it is loaded, so use_best_openblas_core() runs the program again with
-// it set to the best kernel set this OpenBLAS has for the CPU's instructions
-// (Cooperlake with AVX512-BF16, SkylakeX with AVX-512 F/CD/BW/DQ/VL, Haswell
-// with AVX2 and FMA, Sandybridge with AVX) whenever the set in use ranks
-// below it, whoever chose it. The benches print openblas_core_text() beside
-// their results.
+// Cooperlake ones at n = 512-2048. A bench that beats such a baseline is not
+// measuring against the fastest GEMM the machine has. OpenBLAS reads
+// OPENBLAS_CORETYPE once, when it is loaded, so use_best_openblas_core() runs
+// the program again with it set to the best kernel set this OpenBLAS has for
+// the CPU's instructions (Cooperlake with AVX512-BF16, SkylakeX with AVX-512
+// F/CD/BW/DQ/VL, Haswell with AVX2 and FMA, Sandybridge with AVX) whenever
+// the set in use ranks below it, whoever chose it. The benches print
+// openblas_core_text() beside their results.
 #pragma once
 #include <cblas.h>
 #include <strings.h>
@@ -85,10 +85,11 @@ inline void use_best_openblas_core(char** argv) {
 // in place of Haswell from OPENBLAS_CORETYPE)", or the core in use.
 inline std::string openblas_core_text() {
   std::string s = std::string("OpenBLAS core: ") + openblas_get_corename();
-  if (const char* set = std::getenv(k_core_set_env); set != nullptr && std::getenv("OPENBLAS_CORETYPE") != nullptr &&
-                                                     std::strcmp(set, std::getenv("OPENBLAS_CORETYPE")) == 0)
-    s += std::string(" (OPENBLAS_CORETYPE=") + set + " set by the bench, in place of " +
-         (std::getenv(k_core_chosen_env) != nullptr ? std::getenv(k_core_chosen_env) : "?") + ")";
+  const char* set = std::getenv(k_core_set_env);
+  const char* in_use = std::getenv("OPENBLAS_CORETYPE");
+  const char* before = std::getenv(k_core_chosen_env);
+  if (set != nullptr && in_use != nullptr && std::strcmp(set, in_use) == 0)
+    s += std::string(" (OPENBLAS_CORETYPE=") + set + " set by the bench, in place of " + (before ? before : "?") + ")";
   return s;
 }
 
