@@ -5,7 +5,11 @@
 // A burst of load from another process then hits both sides of one ratio
 // instead of one benchmark's whole run, and no variant always runs right
 // after the same other one (a rotation would always put an A/A pair's second
-// run after its first, in caches the first warmed).
+// run after its first, in caches the first warmed). With warm_up::self each
+// timed call comes right after an untimed call of the same variant, so it
+// finds the caches and TLB as its own last call left them (a kernel run
+// repeatedly, as every GEMM benchmark times it), not as a random other
+// variant did; warm_up::none times it in whatever the previous one left.
 #pragma once
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
@@ -39,10 +43,16 @@ inline std::pair<double, double> median_ci95(std::vector<double> x) {
   return {x[k - 1], x[n - k]};
 }
 
+// The state each variant is timed in: after whatever ran before it (none),
+// or after an untimed call of itself (self).
+enum class warm_up { none, self };
+
 class paired_timer {
  public:
+  void set_warm_up(warm_up w) { warm_ = w; }
   // Times each variant once (in the iteration's shuffled order), calling
-  // `before` untimed ahead of each (e.g. a cache flush).
+  // `before` untimed ahead of each (e.g. a cache flush; with warm_up::self
+  // the warm-up call comes after it).
   void measure(const std::vector<std::function<void()>>& variants, size_t iteration,
                const std::function<void()>& before = {}) {
     using clock = std::chrono::steady_clock;
@@ -60,6 +70,7 @@ class paired_timer {
     for (size_t r = 0; r < variants.size(); ++r) {
       const size_t v = order[r];
       if (before) before();
+      if (warm_ == warm_up::self) variants[v]();
       const auto t0 = clock::now();
       variants[v]();
       seconds[v] = std::chrono::duration<double>(clock::now() - t0).count();
@@ -169,6 +180,7 @@ class paired_timer {
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
   }
   std::vector<std::vector<double>> samples_;
+  warm_up warm_ = warm_up::none;
 };
 
 }  // namespace sdc::bench

@@ -10,26 +10,30 @@
 // the GEMV A (B e) (OpenBLAS gemv); the columns add a read of B. All variants
 // are timed back to back in every iteration (bench/paired_timer.hpp) and each
 // ratio is the median of the per-iteration ratios; the OpenBLAS GEMM timed
-// twice (an A/A pair) gives the noise band. Goals: <= 3 % of the GEMM at n =
+// twice (an A/A pair) gives the noise band. Each variant is timed right
+// after an untimed call of itself (--warmup=self, the default), in the state
+// its own last call left, as a kernel run repeatedly; --warmup=none times it
+// after whichever variant came before it in the shuffle. Goals: <= 3 % of the GEMM at n =
 // 1024, <= 1.5 % at n >= 2048; check <= 1.5 x (read of C + GEMV).
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 #include <fmt/format.h>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <string_view>
 #include <vector>
-
-#include <cblas.h>
-#include <oneapi/dnnl/dnnl.h>
-#include <omp.h>
 
 #include "bench/openblas_core.hpp"
 #include "bench/paired_timer.hpp"
 #include "detectors/gemm_detector.hpp"
-#include "foundation/random/streams.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
+#include "foundation/random/streams.hpp"
 
 namespace {
 
@@ -45,8 +49,8 @@ const problem_set k_problems[] = {{{128, 256, 1024}, "tile_128x1024x256"}, {{256
 
 template <class T>
 struct data {
-  // be = B e (row sums of B), y = A (B e). Every GEMM, the protected one too, writes C: each finds it in
-  // the cache state the variant before it left, as a plain GEMM does (a C of its own was colder).
+  // be = B e (row sums of B), y = A (B e). Every GEMM, the protected one too, writes this C (a C of the
+  // protected GEMM's own, which no other variant touched, was colder under --warmup=none).
   std::vector<T> A, B, C, be, y;
   std::unique_ptr<gemm_detector> det, det_rows;  // default checks (rows and columns), and rows only (001's)
   gemm_data<T> view;
@@ -116,6 +120,8 @@ void gemm_onednn(const float* A, const float* B, float* C, gemm_shape s) {
   if (dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, A, s.k, B, s.n, 0.0f, C, s.n) != dnnl_success) throw std::runtime_error("dnnl_sgemm failed");
 }
 
+sdc::bench::warm_up g_warm_up = sdc::bench::warm_up::self;  // --warmup
+
 template <class T>
 std::map<std::string, sdc::bench::paired_timer>& timers() {
   static std::map<std::string, sdc::bench::paired_timer> t;
@@ -128,6 +134,7 @@ void register_all(const char* type) {
     auto* b = benchmark::RegisterBenchmark(fmt::format("{}/{}", type, p.name).c_str(), [p](benchmark::State& st) {
       auto& d = cached<T>(p);
       auto& timer = timers<T>()[p.name];
+      timer.set_warm_up(g_warm_up);
       const std::vector<std::function<void()>> variants = {
           [&] { gemm_openblas(d.A.data(), d.B.data(), d.C.data(), p.s); },
           [&] { gemm_openblas(d.A.data(), d.B.data(), d.C.data(), p.s); },
@@ -182,8 +189,30 @@ void report(const char* type) {
 
 }  // namespace
 
+// Takes --warmup=self|none out of argv (exit 2 on any other value).
+void parse_warm_up(int& argc, char** argv) {
+  const std::string_view flag = "--warmup=";
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.substr(0, flag.size()) != flag) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    const std::string_view v = a.substr(flag.size());
+    if (v != "self" && v != "none") {
+      fmt::print(stderr, "vabft_overhead_bench: --warmup takes self or none, got '{}'\n", v);
+      std::exit(2);
+    }
+    g_warm_up = v == "self" ? sdc::bench::warm_up::self : sdc::bench::warm_up::none;
+  }
+  argc = out;
+  argv[out] = nullptr;
+}
+
 int main(int argc, char** argv) {
   sdc::bench::use_best_openblas_core(argv);  // the baseline on OpenBLAS's best kernels for this CPU
+  parse_warm_up(argc, argv);
   omp_set_num_threads(1);  // oneDNN's sgemm on one thread, as OpenBLAS (gemm_openblas) and ours
   register_all<float>("f32");
   register_all<double>("f64");
@@ -204,7 +233,11 @@ int main(int argc, char** argv) {
       "/ours: the protected GEMM over our plain kernel (what the fusion itself costs). each: the protected GEMM over\n"
       "each plain GEMM alone, the largest of those medians (95 %, of: b/o/d which GEMM), free of the bias of a\n"
       "per-iteration minimum; min bias: that bias on the A/A pair, protected over the faster of OpenBLAS and its twin\n"
-      "per iteration, against protected over OpenBLAS alone (0 % without noise). Our kernel: {}. {}.\n",
+      "per iteration, against protected over OpenBLAS alone (0 % without noise). Each variant timed {}. Our kernel: "
+      "{}.\n"
+      "{}.\n",
+      g_warm_up == sdc::bench::warm_up::self ? "right after an untimed call of itself (--warmup=self)"
+                                             : "after whichever came before it (--warmup=none)",
       sdc::active_gemm_variant().text(), sdc::bench::openblas_core_text());
   fmt::print(
       "{:<5} {:<18} {:>5} {:>9} {:>11} {:>8} {:>14} {:>8} {:>8} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>11} {:>9} {:>9} "

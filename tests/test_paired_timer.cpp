@@ -11,6 +11,7 @@
 #include <boost/random/exponential_distribution.hpp>
 #include <boost/random/mersenne_twister.hpp>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -76,6 +77,27 @@ TEST(PairedTimer, LargestRatioAndTheBiasOfAMinimum) {
   EXPECT_NEAR(t.largest_ratio(0, {1}).median, over_a, 1e-12);
   EXPECT_NEAR(t.min_bias(0, 1, 2), 1 / over_a - 1, 1e-12);
   EXPECT_NEAR(same.min_bias(0, 1, 2), 0.0, 1e-12);
+}
+
+// warm_up::self calls each variant twice in a row, the second timed (one
+// sample per variant per iteration); none, once. `before` precedes both.
+TEST(PairedTimer, WarmUpCallsEachVariantRightBeforeItsTimedCall) {
+  for (const auto w : {sdc::bench::warm_up::none, sdc::bench::warm_up::self}) {
+    sdc::bench::paired_timer t;
+    t.set_warm_up(w);
+    std::vector<int> log;
+    const std::vector<std::function<void()>> variants = {[&] { log.push_back(0); }, [&] { log.push_back(1); },
+                                                         [&] { log.push_back(2); }};
+    for (size_t it = 0; it < 3; ++it) t.measure(variants, it, [&] { log.push_back(-1); });
+    const size_t calls = w == sdc::bench::warm_up::self ? 2 : 1;
+    ASSERT_EQ(log.size(), 3 * 3 * (calls + 1));
+    for (size_t i = 0; i < log.size(); i += calls + 1) {
+      EXPECT_EQ(log[i], -1) << i;
+      for (size_t c = 1; c <= calls; ++c) EXPECT_EQ(log[i + c], log[i + 1]) << i;
+      EXPECT_GE(log[i + 1], 0) << i;
+    }
+    EXPECT_EQ(t.iterations(), 3u);
+  }
 }
 
 }  // namespace

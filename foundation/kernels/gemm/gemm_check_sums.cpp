@@ -121,11 +121,11 @@ void checked_with(const fixed_order_kernels<T>& kern, const T* A, const T* B, T*
     throw value_error("the protected GEMM runs the blocked orders (sequential, kblock(B)); got " + o.text());
   constexpr int64_t L = reduction_lanes<T>;
   const auto [m, n, k] = s;
-  thread_local std::vector<T> work, lanes;
+  thread_local std::vector<T> lanes;
   thread_local cascade_store<T> c1, r1, r2;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = kern.blocked_workspace(block);
-  T* const w = line_aligned(work, need);
+  T* const w = gemm_workspace<T>(need);
   const bool columns = spec.columns;
   const bool runs = k > 0 && n > 0;  // else the blocked kernel runs no tile: sums of nothing
   const bool c_rows = runs && n <= kern.column_block;

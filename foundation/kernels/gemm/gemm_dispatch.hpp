@@ -80,4 +80,12 @@ T* line_aligned(std::vector<T>& v, int64_t need) {
   return v.data() + ((64 - addr % 64) % 64) / sizeof(T);
 }
 
+// The calling thread's packing workspace for T: `need` elements from a cache
+// line (line_aligned), shared by the plain and the protected GEMM, so that a
+// program alternating them (the training workload: checked and unchecked
+// GEMMs in one step) packs into memory the last GEMM left warm in cache and
+// TLB, not into a second buffer. Valid until the thread's next call.
+template <class T>
+T* gemm_workspace(int64_t need);
+
 }  // namespace sdc

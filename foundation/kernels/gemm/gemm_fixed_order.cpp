@@ -61,15 +61,23 @@ const fixed_order_kernels<T>& fixed_order_kernels_for(gemm_kernel_variant v) {
 template const fixed_order_kernels<float>& fixed_order_kernels_for<float>(gemm_kernel_variant);
 template const fixed_order_kernels<double>& fixed_order_kernels_for<double>(gemm_kernel_variant);
 
+template <class T>
+T* gemm_workspace(int64_t need) {
+  thread_local std::vector<T> work;
+  return line_aligned(work, need);
+}
+template float* gemm_workspace<float>(int64_t);
+template double* gemm_workspace<double>(int64_t);
+
 namespace {
 
 template <class T>
-void fixed_order_with(const fixed_order_kernels<T>& k, const T* A, const T* B, T* C, gemm_shape s, accumulation_order o) {
-  thread_local std::vector<T> work;
+void fixed_order_with(const fixed_order_kernels<T>& k, const T* A, const T* B, T* C, gemm_shape s,
+                      accumulation_order o) {
   const bool pairwise = o.k == accumulation_order::kind::pairwise;
   const int64_t block = o.k == accumulation_order::kind::kblock ? o.block : 0;
   const int64_t need = pairwise ? k_pairwise_workspace : k.blocked_workspace(block);
-  T* const w = line_aligned(work, need);
+  T* const w = gemm_workspace<T>(need);
   if (pairwise) k.pairwise(A, B, C, s, w);
   else k.blocked(A, B, C, s, block, w);
 }
