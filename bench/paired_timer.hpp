@@ -8,8 +8,9 @@
 // run after its first, in caches the first warmed). With warm_up::self each
 // timed call comes right after an untimed call of the same variant, so it
 // finds the caches and TLB as its own last call left them (a kernel run
-// repeatedly, as every GEMM benchmark times it), not as a random other
-// variant did; warm_up::none times it in whatever the previous one left.
+// repeatedly, as a benchmark of that kernel alone times it), not as a random
+// other variant did; warm_up::none times it in whatever the previous one
+// left.
 #pragma once
 #include <algorithm>
 #include <boost/math/distributions/binomial.hpp>

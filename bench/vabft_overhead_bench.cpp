@@ -10,16 +10,13 @@
 // the GEMV A (B e) (OpenBLAS gemv); the columns add a read of B. All variants
 // are timed back to back in every iteration (bench/paired_timer.hpp) and each
 // ratio is the median of the per-iteration ratios; the OpenBLAS GEMM timed
-// twice (an A/A pair) gives the noise band. Each variant is timed right
-// after an untimed call of itself (--warmup=self, the default), in the state
-// its own last call left, as a kernel run repeatedly; --warmup=none times it
-// after whichever variant came before it in the shuffle. Goals: <= 3 % of the GEMM at n =
+// twice (an A/A pair) gives the noise band. Each variant is timed after
+// whichever came before it in the shuffle (--warmup=none, the default), or
+// right after an untimed call of itself (--warmup=self: in the state its own
+// last call left, as a kernel run repeatedly; twice the time). Goals: <= 3 % of the GEMM at n =
 // 1024, <= 1.5 % at n >= 2048; check <= 1.5 x (read of C + GEMV).
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 #include <fmt/format.h>
-#include <omp.h>
-#include <oneapi/dnnl/dnnl.h>
 
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
@@ -29,11 +26,15 @@
 #include <string_view>
 #include <vector>
 
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <omp.h>
+
 #include "bench/openblas_core.hpp"
 #include "bench/paired_timer.hpp"
 #include "detectors/gemm_detector.hpp"
-#include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/random/streams.hpp"
+#include "foundation/kernels/gemm/gemm_kernels.hpp"
 
 namespace {
 
@@ -49,8 +50,8 @@ const problem_set k_problems[] = {{{128, 256, 1024}, "tile_128x1024x256"}, {{256
 
 template <class T>
 struct data {
-  // be = B e (row sums of B), y = A (B e). Every GEMM, the protected one too, writes this C (a C of the
-  // protected GEMM's own, which no other variant touched, was colder under --warmup=none).
+  // be = B e (row sums of B), y = A (B e). Every GEMM, the protected one too, writes C: each finds it in
+  // the cache state the variant before it left, as a plain GEMM does (a C of its own was colder).
   std::vector<T> A, B, C, be, y;
   std::unique_ptr<gemm_detector> det, det_rows;  // default checks (rows and columns), and rows only (001's)
   gemm_data<T> view;
@@ -120,7 +121,7 @@ void gemm_onednn(const float* A, const float* B, float* C, gemm_shape s) {
   if (dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, A, s.k, B, s.n, 0.0f, C, s.n) != dnnl_success) throw std::runtime_error("dnnl_sgemm failed");
 }
 
-sdc::bench::warm_up g_warm_up = sdc::bench::warm_up::self;  // --warmup
+sdc::bench::warm_up g_warm_up = sdc::bench::warm_up::none;  // --warmup
 
 template <class T>
 std::map<std::string, sdc::bench::paired_timer>& timers() {
