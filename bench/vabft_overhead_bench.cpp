@@ -13,8 +13,9 @@
 // twice (an A/A pair) gives the noise band. Each variant is timed after
 // whichever came before it in the shuffle (--warmup=none, the default), or
 // right after an untimed call of itself (--warmup=self: in the state its own
-// last call left, as a kernel run repeatedly; twice the time). Goals: <= 3 % of the GEMM at n =
-// 1024, <= 1.5 % at n >= 2048; check <= 1.5 x (read of C + GEMV).
+// last call left, as a kernel run repeatedly; twice the time). Goals: <= 3 %
+// of the GEMM at n = 1024, <= 1.5 % at n >= 2048; check <= 1.5 x (read of C
+// + GEMV).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -188,8 +189,6 @@ void report(const char* type) {
   }
 }
 
-}  // namespace
-
 // Takes --warmup=self|none out of argv (exit 2 on any other value).
 void parse_warm_up(int& argc, char** argv) {
   const std::string_view flag = "--warmup=";
@@ -210,6 +209,8 @@ void parse_warm_up(int& argc, char** argv) {
   argc = out;
   argv[out] = nullptr;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   sdc::bench::use_best_openblas_core(argv);  // the baseline on OpenBLAS's best kernels for this CPU
