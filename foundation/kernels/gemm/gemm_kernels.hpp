@@ -58,8 +58,9 @@ accumulation_order parse_accumulation(std::string_view text);
 //            1 MiB of L2) the whole intel tuning took 0.97-1.01 x generic's
 //            time at n = 512-1024 but 1.01-1.10 x at 2048-4096, and its 14-row
 //            tile alone (generic's blocking) 0.98-0.995 x at 512-1024 and
-//            1.00-1.02 x at 2048-4096 (results/notes/vabft_overhead_bench.md):
-//            generic stays there.
+//            1.00-1.02 x at 2048-4096 (results/notes/vabft_overhead_bench.md;
+//            0.996-1.006 x at 512-2048 in a second, shuffled measurement,
+//            results/bench/vabft_overhead.txt): generic stays there.
 enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;
