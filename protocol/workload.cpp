@@ -3,6 +3,7 @@
 #include "foundation/errors.hpp"
 #include "foundation/formats/format.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace sdc {
@@ -23,6 +24,17 @@ nlohmann::json cell::axes_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : axes) j[k] = v;
   return j;
+}
+
+std::string clean_set_id(const std::vector<std::pair<std::string, std::string>>& axes,
+                         const std::vector<std::string>& fault_axes) {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (const auto& a : axes)
+    if (std::find(fault_axes.begin(), fault_axes.end(), a.first) == fault_axes.end()) kept.push_back(a);
+  std::sort(kept.begin(), kept.end());
+  std::string id;
+  for (const auto& [k, v] : kept) id += (id.empty() ? "" : ";") + k + "=" + v;
+  return id;
 }
 
 fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names) {

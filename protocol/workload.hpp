@@ -39,6 +39,10 @@ struct cell {
   std::string key;    // "dtype=bf16;distribution=normal(1,1);..."
   uint64_t hash = 0;  // fnv1a64(key): the random streams' cell id
   std::string base_dir;  // folder of the suite file, for relative data paths
+  // The clean set this cell's clean episodes belong to (clean_set_id), or
+  // empty when the workload draws clean trials per cell: cells naming one set
+  // share their clean episodes, run once per campaign and pooled once.
+  std::string clean_set;
   const std::string& at(const std::string& name) const;
   nlohmann::json axes_json() const;
 };
@@ -174,6 +178,13 @@ class workload {
   // The ground-truth metrics episode_truth fills, by name.
   virtual std::vector<std::string> truth_metrics() const = 0;
   virtual episode_shape shape(const cell&) const { return {}; }
+  // The fault axes no clean episode depends on: the fault's site, bit,
+  // lifetime, ... change only the faulty episodes, so the cells that differ
+  // in them alone share one set of clean episodes (a clean set: run once,
+  // stored with its id, pooled once; METHODOLOGY "Clean sets"). Empty (the
+  // default): the workload draws its clean trials per cell, from streams of
+  // the cell's own, and every cell's clean side is its own.
+  virtual std::vector<std::string> clean_set_fault_axes() const { return {}; }
   virtual fault_plan plan(const cell& c) const = 0;
   // `needs`: what each detector (suite order) asks of the workload (detector::needs()).
   virtual std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
@@ -186,6 +197,11 @@ class workload {
   // provenance.inputs: an array of {role, path, bytes, sha256}; null: none).
   virtual nlohmann::json inputs(const std::vector<cell>&) const { return nullptr; }
 };
+
+// A clean set's id: NAME=VALUE of every axis of `axes` that is not one of
+// `fault_axes`, sorted by name, joined by ';' (result-set-4, "clean_set").
+std::string clean_set_id(const std::vector<std::pair<std::string, std::string>>& axes,
+                         const std::vector<std::string>& fault_axes);
 
 // The cell's shared fault axes (injectors/fault_axes.hpp), parsed once.
 fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names);

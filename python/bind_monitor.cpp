@@ -175,6 +175,7 @@ class monitor {
     const json block = {{"name", s.name}, {"file", "(a monitored PyTorch loop)"}, {"sha256", sha256_hex(meta_.dump() + detectors_json_)}, {"scale", "full"},
                         {"workload", "pytorch_monitor"}, {"description", s.description}, {"seed", s.seed},
                         {"trials", {{"faulty", s.faulty_trials}, {"clean", s.clean_trials}}}, {"axes", suite_axes},
+                        {"fault_axes", json::array()},  // one monitored loop: its clean episodes are its own
                         {"axis_overrides", json::array()}, {"detectors", dets}, {"recorders", json::array()},
                         {"truth_metrics", json::array()}, {"reproduces", nullptr}};
     const json set = make_result_set(block, 0, 1, cells, json::array(), timing,

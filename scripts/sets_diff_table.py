@@ -4,7 +4,9 @@
 preset's): cells are matched on every axis but the ignored ones, and each row
 gives both detection rates with 95 % Wilson intervals and B - A with
 Newcombe's hybrid score interval (independent samples: the two sets' faults
-are different draws). False-alarm rates the same way with --clean.
+are different draws). False-alarm rates the same way with --clean, one row
+per clean set (cells that differ only in fault axes ran the same clean
+episodes: issue 66).
 `sdcbench compare` matches cells by their full key, so it cannot pair them.
 
 usage: scripts/sets_diff_table.py A.json B.json --ignore-axis config [--detectors L1,L2] [--clean]
@@ -15,10 +17,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clean_sets import clean_set, fault_axes  # noqa: E402
 from training_checks_table import newcombe, rate  # noqa: E402
 
 
-def cells_of(path, ignored, detectors):
+def cells_of(path, ignored, detectors, clean=False):
+    """(axes but the ignored ones, label) -> cell; with `clean`, a cell with a
+    clean set is keyed without the fault axes, so its set is one row."""
     r = json.load(open(path))
     out = {}
     for c in r["cells"]:
@@ -27,7 +32,8 @@ def cells_of(path, ignored, detectors):
         label = c["detector"]["label"]
         if detectors and label not in detectors:
             continue
-        axes = tuple((k, v) for k, v in sorted(c["axes"].items()) if k not in ignored)
+        dropped = ignored | set(fault_axes(r)) if clean and clean_set(c, r) is not None else ignored
+        axes = tuple((k, v) for k, v in sorted(c["axes"].items()) if k not in dropped)
         out[(axes, label)] = c
     return r, out
 
@@ -41,8 +47,8 @@ def main():
     ap.add_argument("--clean", action="store_true", help="false alarms instead of detection")
     o = ap.parse_args()
     detectors = set(filter(None, o.detectors.split(",")))
-    ra, a = cells_of(o.a, set(o.ignore_axis), detectors)
-    rb, b = cells_of(o.b, set(o.ignore_axis), detectors)
+    ra, a = cells_of(o.a, set(o.ignore_axis), detectors, o.clean)
+    rb, b = cells_of(o.b, set(o.ignore_axis), detectors, o.clean)
     block, hit = ("clean", "flagged") if o.clean else ("faulty", "detected")
     varying = sorted({k for (axes, _) in a for k, v in axes if len({dict(x[0]).get(k) for x in a}) > 1})
     print(f"A = {o.a} ({ra['provenance'].get('cpu', '?')}), B = {o.b} ({rb['provenance'].get('cpu', '?')}); "

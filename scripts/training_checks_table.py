@@ -20,6 +20,8 @@ import math
 import sys
 from collections import defaultdict
 
+from clean_sets import first_time
+
 Z = 1.959963984540054
 
 
@@ -68,6 +70,9 @@ def main():
     located = defaultdict(lambda: [0, 0])
     clean = defaultdict(lambda: [0, 0])  # flagged clean steps, clean steps
     attributed = defaultdict(lambda: [0, 0])
+    # A check's clean steps over all groups, and a group's labelled clean
+    # alarms, count each clean set once (scripts/clean_sets.py, issue 66).
+    clean_seen, attributed_seen = set(), set()
     for c in r["cells"]:
         if c["skipped"] is not None:
             continue
@@ -82,10 +87,12 @@ def main():
         hits[(g, lab)].append([b[t] for t in range(n) if t not in skip])
         located[(g, lab)][0] += f["localization"]["right"]
         located[(g, lab)][1] += f["localization"]["trials"]
-        clean[lab][0] += c["clean"]["steps"]["flagged"]
-        clean[lab][1] += c["clean"]["steps"]["trials"]
+        if first_time(clean_seen, lab, c, r):
+            clean[lab][0] += c["clean"]["steps"]["flagged"]
+            clean[lab][1] += c["clean"]["steps"]["trials"]
         wm = c["workload_metrics"]
-        for kind in ("faulty", "clean"):
+        kinds = ("faulty", "clean") if first_time(attributed_seen, (g, lab), c, r) else ("faulty",)
+        for kind in kinds:
             cnt = wm.get(f"{kind}.attribution_right.count")
             if cnt:
                 attributed[(g, lab)][0] += round(wm[f"{kind}.attribution_right.mean"] * cnt)

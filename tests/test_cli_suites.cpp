@@ -144,7 +144,7 @@ TEST(Cli, MigrateTurnsVersion1IntoAValidVersion3WithTheSameCounts) {
   auto r = run_cli("migrate " + v1 + " --out " + d + "/v3.json");
   ASSERT_EQ(r.code, 0) << r.output;
   auto v = run_cli("validate " + d + "/v3.json");
-  EXPECT_NE(v.output.find("valid sdcbench.result/3"), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find("valid sdcbench.result/4"), std::string::npos) << v.output;
   const json a = read_json(v1), b = read_json(d + "/v3.json");
   ASSERT_EQ(a["cells"].size(), b["cells"].size());
   for (size_t i = 0; i < a["cells"].size(); ++i) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "foundation/errors.hpp"
+#include "harness/campaign/clean_sets.hpp"
 
 namespace sdc {
 
@@ -73,12 +74,16 @@ std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chu
   return out;
 }
 
-cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk) {
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk,
+                           const clean_share& share) {
   const int64_t total = s.faulty_trials + s.clean_trials;
   std::vector<episode_result> all(static_cast<size_t>(total));
   for (const auto& [first, eps] : have)
     for (size_t i = 0; i < eps.size(); ++i) all[size_t(first) + i] = eps[i];
-  for (const auto& [first, count] : missing_ranges(total, have)) {
+  if (share.given) share_clean(*share.given, s.faulty_trials, all);
+  for (auto [first, count] : missing_ranges(total, have)) {
+    if (share.given) count = std::min(count, s.faulty_trials - first);  // the clean trials came with the set
+    if (count <= 0) continue;
     std::vector<episode_result> r;
     try {
       r = run_trials(s, c, first, count, threads);
@@ -88,6 +93,7 @@ cell_records complete_cell(const suite& s, const cell& c, int threads, const chu
     }
     for (size_t i = 0; i < r.size(); ++i) all[size_t(first) + i] = std::move(r[i]);
   }
+  if (share.keep) *share.keep = all;
   return summarize_cell(s, c, all);
 }
 

@@ -41,6 +41,15 @@ std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chu
 // `on_chunk`, when given, receives the finished trials of a range a detector's
 // error cut short, before the error goes on.
 using chunk_sink = std::function<void(int64_t first, const std::vector<episode_result>& episodes)>;
-cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk = {});
+// A cell's part in its clean set (clean_sets.hpp): `given`, the set's clean
+// episodes run in another cell (this cell then runs its faulty trials only);
+// `keep`, where a cell that runs the set's clean episodes leaves them for the
+// set's other cells.
+struct clean_share {
+  const std::vector<episode_result>* given = nullptr;
+  std::vector<episode_result>* keep = nullptr;
+};
+cell_records complete_cell(const suite& s, const cell& c, int threads, const chunk_map& have, const chunk_sink& on_chunk = {},
+                           const clean_share& share = {});
 
 }  // namespace sdc

@@ -50,6 +50,7 @@ json head(const suite& /*s*/, const cell& c, const detector_choice& d, const cha
   rec[role] = {{"label", d.label}, {"name", d.info->name}, {"params", d.params}};
   if (!d.wrap.empty()) rec[role]["wrap"] = d.wrap;
   rec["skipped"] = nullptr;
+  rec["clean_set"] = c.clean_set.empty() ? json(nullptr) : json(c.clean_set);
   return rec;
 }
 
@@ -70,7 +71,8 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
   cell_records out;
   double kernel_s = 0;
   int64_t kernel_runs = 0, checked = 0;
-  for (const auto& r : results) kernel_s += r.kernel_seconds, kernel_runs += r.kernel_ran, checked += !r.skipped;
+  for (const auto& r : results)  // the episodes that ran in this cell (a shared clean set's ran in another)
+    if (!r.shared) kernel_s += r.kernel_seconds, kernel_runs += r.kernel_ran, checked += !r.skipped;
   std::vector<int64_t> skipped_trials;
   std::map<std::string, std::vector<double>> truth[2];
   series_values truth_curves;
@@ -101,7 +103,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
         continue;
       }
       const auto& e = r.detectors[d];
-      det_s += e.seconds;
+      if (!r.shared) det_s += e.seconds;
       ++counts[int(e.result)];
       for (const auto& [name, v] : e.metrics) named[faulty][name].push_back(v);
       for (const auto& [name, v] : e.judged) judged[faulty][name].push_back(v);
@@ -205,12 +207,14 @@ cell_records skipped_cell(const suite& s, const cell& c, const skip_info& why) {
   for (const auto& det : s.detectors) {
     json rec = head(s, c, det, "detector");
     rec["skipped"] = why.axis + ": " + why.reason;
+    rec["clean_set"] = nullptr;  // no clean episode ran
     rec["reference"] = reference_for(s, c, det.label);
     out.records.push_back(rec);
   }
   for (const auto& r : s.recorders) {
     json rec = head(s, c, r, "recorder");
     rec["skipped"] = why.axis + ": " + why.reason;
+    rec["clean_set"] = nullptr;
     out.recordings.push_back(rec);
   }
   return out;

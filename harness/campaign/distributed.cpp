@@ -44,14 +44,15 @@ std::vector<uint8_t> result_bytes(const unit& u, const std::vector<episode_resul
 class coordinator {
  public:
   coordinator(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
-              const std::map<size_t, chunk_map>& have,
+              const std::map<size_t, chunk_map>& have, const clean_set_plan& sets,
               const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
               const std::function<void(size_t, cell_records)>& done)
-      : s_(s), ex_(ex), threads_(threads), chunk_(chunk), done_(done) {
+      : s_(s), ex_(ex), threads_(threads), sets_(sets), chunk_(chunk), done_(done) {
     const int64_t total = s.faulty_trials + s.clean_trials;
     // Chunks of a cell's trials: small enough that N processes share a cell,
     // large enough that a message carries real work.
     const int64_t size = std::max<int64_t>(1, (total + 4 * mpi::size() - 1) / (4 * mpi::size()));
+    std::vector<size_t> runnable;
     for (size_t n : todo) {
       if (ex.skipped[n]) {
         done_(n, skipped_cell(s, ex.cells[n], *ex.skipped[n]));
@@ -60,26 +61,30 @@ class coordinator {
       static const chunk_map none;
       const auto h = have.find(n);
       const chunk_map& got = h == have.end() ? none : h->second;
-      auto& p = pending_[n] = {std::vector<episode_result>(size_t(total)), total};
-      for (const auto& [first, eps] : got) {
-        for (size_t i = 0; i < eps.size(); ++i) p.results[size_t(first) + i] = eps[i];
-        p.missing -= int64_t(eps.size());
-      }
-      if (p.missing == 0) {  // every chunk was journaled before the kill
-        done_(n, summarize_cell(s, ex.cells[n], p.results));
-        pending_.erase(n);
-        continue;
-      }
-      for (const auto& [first, count] : missing_ranges(total, got))
-        for (int64_t f = first; f < first + count; f += size) queue_.push_back({n, f, std::min(size, first + count - f)});
+      auto& p = pending_[n] = {std::vector<episode_result>(size_t(total)), std::vector<char>(size_t(total), 0), total};
+      for (const auto& [first, eps] : got)
+        for (size_t i = 0; i < eps.size(); ++i) put(p, size_t(first) + i, eps[i], false);
+      // A sharer runs its faulty trials; its clean ones come from the cell that runs its set.
+      const int64_t own = sets.runs_clean(n) ? total : s.faulty_trials;
+      for (const auto& [first, count] : missing_ranges(own, got))
+        for (int64_t f = first; f < first + std::min(count, own - first); f += size)
+          queue_.push_back({n, f, std::min(size, first + std::min(count, own - first) - f)});
+      runnable.push_back(n);
     }
+    unfinished_ = runnable.size();
+    for (size_t n : runnable) {  // clean episodes journaled before the kill, to the set's sharers
+      const auto& p = pending_.at(n);
+      for (size_t t = size_t(s.faulty_trials); t < size_t(total); ++t)
+        if (p.present[t]) give_clean(n, t);
+    }
+    for (size_t n : runnable) finish_if_complete(n);
   }
 
   double run() {
     std::thread local([this] { local_worker(); });
     int workers = mpi::size() - 1;
     double comm = 0;
-    while (workers > 0 || !pending_.empty()) {
+    while (workers > 0 || unfinished_ > 0) {
       collect_local();
       mpi::message m;
       const auto t0 = clock_type::now();
@@ -139,27 +144,61 @@ class coordinator {
     for (auto& [u, r] : got) store(u, std::move(r));
   }
 
-  // Puts a unit's episodes in place; a cell whose every episode is in is added up.
+  // Puts a unit's episodes in place (and its clean ones in the set's sharers);
+  // a cell whose every episode is in is added up.
   void store(const unit& u, std::vector<episode_result> r) {
     chunk_(u.cell, u.first, r);
     auto& p = pending_.at(u.cell);
-    for (size_t i = 0; i < r.size(); ++i) p.results[size_t(u.first) + i] = std::move(r[i]);
-    p.missing -= int64_t(r.size());
-    if (p.missing > 0) return;
-    done_(u.cell, summarize_cell(s_, ex_.cells[u.cell], p.results));
-    pending_.erase(u.cell);
+    for (size_t i = 0; i < r.size(); ++i) put(p, size_t(u.first) + i, std::move(r[i]), false);
+    for (size_t i = 0; i < r.size(); ++i)
+      if (u.first + int64_t(i) >= s_.faulty_trials) give_clean(u.cell, size_t(u.first) + i);
+    for (size_t n : sets_.sharers(u.cell))
+      if (pending_.count(n)) finish_if_complete(n);
+    finish_if_complete(u.cell);
   }
 
   struct cell_state {
     std::vector<episode_result> results;
+    std::vector<char> present;
     int64_t missing = 0;
+    bool added = false;
   };
+  static void put(cell_state& p, size_t t, episode_result e, bool shared) {
+    if (p.present[t]) return;
+    p.results[t] = std::move(e);
+    p.results[t].shared = shared;
+    p.present[t] = 1, --p.missing;
+  }
+  // Clean trial t of `cell`'s run, to the cells that share its clean set.
+  void give_clean(size_t cell, size_t t) {
+    for (size_t n : sets_.sharers(cell))
+      if (auto it = pending_.find(n); it != pending_.end()) put(it->second, t, pending_.at(cell).results[t], true);
+  }
+  void finish_if_complete(size_t n) {
+    auto& p = pending_.at(n);
+    if (p.added || p.missing > 0) return;
+    done_(n, summarize_cell(s_, ex_.cells[n], p.results));
+    p.added = true, --unfinished_;
+    // A cell's episodes are dropped once it and every sharer of its clean set are added up.
+    const auto o = sets_.owner.find(n);
+    const size_t runner = o == sets_.owner.end() ? n : o->second;
+    bool all = pending_.at(runner).added;
+    for (size_t m : sets_.sharers(runner)) all = all && (!pending_.count(m) || pending_.at(m).added);
+    if (all) {
+      pending_.at(runner).results = {};
+      for (size_t m : sets_.sharers(runner))
+        if (pending_.count(m)) pending_.at(m).results = {};
+    }
+  }
+
   const suite& s_;
   const expansion& ex_;
   int threads_;
+  const clean_set_plan& sets_;
   std::function<void(size_t, int64_t, const std::vector<episode_result>&)> chunk_;
   std::function<void(size_t, cell_records)> done_;
   std::map<size_t, cell_state> pending_;
+  size_t unfinished_ = 0;
   std::mutex mu_;
   std::deque<unit> queue_;
   std::vector<std::pair<unit, std::vector<episode_result>>> finished_;
@@ -216,14 +255,14 @@ json job_provenance(const job_info& job, double comm_seconds, double wall_second
 }
 
 double run_cells_in_job(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
-                        const std::map<size_t, chunk_map>& have,
+                        const std::map<size_t, chunk_map>& have, const clean_set_plan& sets,
                         const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
                         const std::function<void(size_t, cell_records)>& done) {
   if (mpi::rank() != 0) {
     worker(s, ex, threads);
     return 0;
   }
-  return coordinator(s, ex, todo, threads, have, chunk, done).run();
+  return coordinator(s, ex, todo, threads, have, sets, chunk, done).run();
 }
 
 }  // namespace sdc

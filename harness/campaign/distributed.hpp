@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/campaign/cell_runner.hpp"
+#include "harness/campaign/clean_sets.hpp"
 
 namespace sdc {
 
@@ -35,9 +36,11 @@ void agree_on_setup(const job_info& job, const std::string& error);
 // messaging. Other ranks return once rank 0 has no more work.
 // `have`: chunks journaled by an earlier, killed job (rank 0); `chunk` gets
 // every chunk's episodes as they arrive, for the journal, so no finished trial
-// is lost when the job is killed.
+// is lost when the job is killed. `sets`: which cell runs each clean set
+// (its sharers run their faulty trials only and take the set's clean episodes
+// as they arrive).
 double run_cells_in_job(const suite& s, const expansion& ex, const std::vector<size_t>& todo, int threads,
-                        const std::map<size_t, chunk_map>& have,
+                        const std::map<size_t, chunk_map>& have, const clean_set_plan& sets,
                         const std::function<void(size_t, int64_t, const std::vector<episode_result>&)>& chunk,
                         const std::function<void(size_t, cell_records)>& done);
 

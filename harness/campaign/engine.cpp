@@ -3,6 +3,7 @@
 #include "harness/campaign/engine.hpp"
 
 #include "harness/campaign/cell_runner.hpp"
+#include "harness/campaign/clean_sets.hpp"
 #include "harness/campaign/distributed.hpp"
 #include "harness/campaign/episode_codec.hpp"
 #include "harness/campaign/journal.hpp"
@@ -55,6 +56,7 @@ json describe_run(const suite& s) {
           {"seed", s.seed},
           {"trials", {{"faulty", s.faulty_trials}, {"clean", s.clean_trials}}},
           {"axes", axes},
+          {"fault_axes", s.wl->clean_set_fault_axes()},
           {"axis_overrides", s.axis_overrides},
           {"detectors", list(s.detectors)},
           {"recorders", list(s.recorders)},
@@ -195,14 +197,25 @@ json run_campaign(const run_options& o) {
     jw->append({{"chunk", n}, {"first", first}, {"episodes", json::binary(encode_episodes(eps))}}, false);
   };
   double comm = 0;
+  const clean_set_plan sets = plan_clean_sets(ex, todo);
   if (job.in_job) {
-    comm = run_cells_in_job(s, ex, todo, o.threads, chunks, chunk_done, cell_done);
+    comm = run_cells_in_job(s, ex, todo, o.threads, chunks, sets, chunk_done, cell_done);
   } else {
-    for (size_t n : todo)
-      cell_done(n, ex.skipped[n] ? skipped_cell(s, ex.cells[n], *ex.skipped[n])
-                                 : complete_cell(s, ex.cells[n], o.threads, chunks[n], [&](int64_t first, const auto& eps) {
-                                     if (jw) chunk_done(n, first, eps);  // a detector's error: keep what finished
-                                   }));
+    std::map<size_t, std::vector<episode_result>> kept;  // a clean set's episodes, by the cell that ran them, until its last sharer
+    for (size_t n : todo) {
+      if (ex.skipped[n]) {
+        cell_done(n, skipped_cell(s, ex.cells[n], *ex.skipped[n]));
+        continue;
+      }
+      clean_share share;
+      const size_t owner = sets.owner.count(n) ? sets.owner.at(n) : n;
+      if (owner != n) share.given = &kept.at(owner);
+      else if (!sets.sharers(n).empty()) share.keep = &kept[n];
+      cell_done(n, complete_cell(s, ex.cells[n], o.threads, chunks[n], [&](int64_t first, const auto& eps) {
+                  if (jw) chunk_done(n, first, eps);  // a detector's error: keep what finished
+                }, share));
+      if (owner != n && sets.sharers(owner).back() == n) kept.erase(owner);
+    }
   }
   json prov = setup->prov;
   const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -214,8 +227,8 @@ json run_campaign(const run_options& o) {
   // The campaign's throughput, the headline a user compares with other
   // injectors: the episodes this run computed over its wall time and cores.
   // Not measured for a resumed run (part of its episodes ran before).
-  int64_t ran = 0;
-  for (size_t n : todo) ran += ex.skipped[n] ? 0 : per_cell;
+  int64_t ran = 0;  // a clean set's episodes once, in the cell that ran them
+  for (size_t n : todo) ran += ex.skipped[n] ? 0 : s.faulty_trials + (sets.runs_clean(n) ? s.clean_trials : 0);
   prov["throughput"] = resumed ? json(nullptr)
                                : json{{"episodes", ran},
                                       {"wall_seconds", wall},

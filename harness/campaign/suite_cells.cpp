@@ -19,6 +19,7 @@ expansion expand(const suite& s) {
   size_t total = 1;
   for (const auto& [name, vals] : s.axes) total *= vals.size();
   std::vector<size_t> idx(s.axes.size(), 0);
+  const std::vector<std::string> fault_axes = s.wl->clean_set_fault_axes();
   for (size_t n = 0; n < total; ++n) {
     cell c;
     c.index = n;
@@ -35,6 +36,7 @@ expansion expand(const suite& s) {
       c.key += (c.key.empty() ? "" : ";") + s.axes[a].first + "=" + v;
     }
     c.hash = fnv1a64(c.key);
+    if (!fault_axes.empty()) c.clean_set = clean_set_id(c.axes, fault_axes);
     e.skipped.push_back(s.wl->skip_reason(c));
     e.cells.push_back(std::move(c));
   }

@@ -80,6 +80,9 @@ struct episode_result {
   std::vector<recording> recordings;        // per recorder
   double kernel_seconds = 0;
   bool kernel_ran = false;
+  // A clean episode of the cell's clean set that ran in another cell
+  // (clean_sets.hpp): its results are that run's, its seconds not this cell's.
+  bool shared = false;
 };
 
 class trial_driver {

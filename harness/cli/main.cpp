@@ -85,9 +85,9 @@ int main(int argc, char** argv) {
   merge->add_option("--out", merge_out, "merged result file")->required();
 
   std::string migrate_in, migrate_out;
-  auto* migrate = app.add_subcommand("migrate", "rewrite a version 1 or 2 result set as version 3 (sdcbench.result/3)");
-  migrate->add_option("result", migrate_in, "version 1 or 2 result JSON")->required();
-  migrate->add_option("--out", migrate_out, "version 3 result file to write")->required();
+  auto* migrate = app.add_subcommand("migrate", "rewrite a version 1, 2 or 3 result set as version 4 (sdcbench.result/4)");
+  migrate->add_option("result", migrate_in, "version 1, 2 or 3 result JSON")->required();
+  migrate->add_option("--out", migrate_out, "version 4 result file to write")->required();
 
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand("validate", "check result sets against the schema and their own arithmetic");

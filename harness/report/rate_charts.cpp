@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "harness/report/chart_builders.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "harness/results/report.hpp"
 
 namespace sdc::report {
@@ -39,12 +40,13 @@ void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) 
   for (const auto& [k, name] : k_bands) measures.push_back(name);
   measures.push_back("false alarms (clean)");
   json rows = json::array();
+  clean_pool sets;  // a clean set its cells share counts once
   for (const auto& label : detector_labels(r)) {
     std::map<std::string, pooled> p;
     for (const auto* c : cells) {
       if ((*c)["detector"]["label"] != label) continue;
       if (!(*c)["faulty"].is_null()) p["all faults"].add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      if (!(*c)["clean"].is_null()) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      if (!(*c)["clean"].is_null() && sets.first(*c, label)) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
       if ((*c).contains("by_significance") && (*c)["by_significance"].is_object())
         for (const auto& [k, name] : k_bands)
           if ((*c)["by_significance"].contains(k))
@@ -78,7 +80,7 @@ void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) 
       "Share of faulty trials detected (all faults, and per significance band from the MPFR ground truth: large faults "
       "change the result beyond the workload's noise, small ones within a few ulps, within-noise ones not measurably, "
       "masked ones not at all) and share of clean trials flagged (false alarms). Counts are pooled over every cell the "
-      "detector ran; bars are 95 % Wilson intervals of the pooled counts.",
+      "detector ran, a clean set its cells share once; bars are 95 % Wilson intervals of the pooled counts.",
       spec));
 }
 

@@ -6,6 +6,7 @@
 
 #include "harness/report/chart_data.hpp"
 #include "harness/report/report_page.hpp"
+#include "harness/results/clean_sets.hpp"
 
 namespace sdc {
 namespace {
@@ -59,6 +60,7 @@ std::string summary_html(const json& r) {
     double det_s = 0, kernel_s = 0;
   };
   std::map<std::string, row> rows;
+  clean_pool sets;  // each clean set once per detector
   for (const auto& c : r["cells"]) {
     auto& w = rows[c["detector"]["label"].get<std::string>()];
     if (!c["skipped"].is_null()) {
@@ -72,7 +74,7 @@ std::string summary_html(const json& r) {
     }
     if (c.contains("by_significance") && c["by_significance"].is_object() && c["by_significance"].contains("large"))
       w.large.add(c["by_significance"]["large"]["detected"], c["by_significance"]["large"]["trials"]);
-    if (!c["clean"].is_null()) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
+    if (!c["clean"].is_null() && sets.first(c, c["detector"]["label"])) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
     if (c["reference"].is_object())
       for (const char* key : {"faulty.rate", "clean.rate"}) {
         const std::string block = std::string(key).substr(0, std::string(key).find('.'));
@@ -99,7 +101,7 @@ std::string summary_html(const json& r) {
                      w.kernel_s > 0 ? fmt::format("{:.1f} %", 100 * w.det_s / w.kernel_s) : "-");
   }
   return h +
-         "</table>\n<p class=\"note\">Counts pooled over the detector's cells. \"Campaign time / kernel time\" is what the "
+         "</table>\n<p class=\"note\">Counts pooled over the detector's cells, the clean episodes its cells share (a clean set) once. \"Campaign time / kernel time\" is what the "
          "run spent in the detector as the campaign runs it (encoding included, on the campaign's copies) against the "
          "workload's kernels, not the detector's cost in deployment (bench/ measures that).</p>\n";
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "harness/report/chart_builders.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "harness/results/report.hpp"
 
 namespace sdc::report {
@@ -27,13 +28,15 @@ void roc_chart(const json& r, const std::string& id, std::vector<chart>& out) {
   for (const auto& name : names) {
     if (by_name[name].size() < 2) continue;
     std::map<std::string, std::map<std::string, std::pair<pooled, pooled>>> acc;  // stratum -> label -> (faulty, clean)
+    clean_pool sets;  // a clean set its cells share counts once
     for (const auto* c : run_cells(r)) {
       const std::string label = (*c)["detector"]["label"];
       if (std::find(by_name[name].begin(), by_name[name].end(), label) == by_name[name].end()) continue;
       if ((*c)["faulty"].is_null() || (*c)["clean"].is_null()) continue;
-      auto& [f, cl] = acc[by_dtype ? axis_value(*c, "dtype") : "all cells"][label];
+      const std::string stratum = by_dtype ? axis_value(*c, "dtype") : "all cells";
+      auto& [f, cl] = acc[stratum][label];
       f.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      if (sets.first(*c, stratum + "\n" + label)) cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
     }
     for (const auto& [stratum, points] : acc) {
       if (points.size() < 2) continue;

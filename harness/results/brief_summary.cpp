@@ -5,6 +5,7 @@
 #include <map>
 
 #include "harness/results/text_table.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "foundation/scoring/proportions.hpp"
 
 namespace sdc {
@@ -31,6 +32,7 @@ std::string brief_table(const json& r) {
     double det_s = 0, kernel_s = 0;
   };
   std::map<std::string, row> rows;
+  clean_pool sets;  // each clean set once per detector: n is the clean episodes that ran
   for (const auto& c : r["cells"]) {
     if (!c["skipped"].is_null()) continue;
     auto& w = rows[c["detector"]["label"].get<std::string>()];
@@ -41,7 +43,7 @@ std::string brief_table(const json& r) {
     }
     if (c["by_significance"].is_object() && c["by_significance"].contains("large"))
       w.large.add(c["by_significance"]["large"]["detected"], c["by_significance"]["large"]["trials"]);
-    if (!c["clean"].is_null()) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
+    if (!c["clean"].is_null() && sets.first(c, c["detector"]["label"])) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
   }
   if (r.contains("timing"))
     for (const auto& t : r["timing"]) {
@@ -65,7 +67,7 @@ std::string brief_table(const json& r) {
                                 r["suite"]["scale"].get<std::string>(), r["suite"]["workload"].get<std::string>(),
                                 r["suite"]["description"].get<std::string>());
   return out + t.render() +
-         "counts pooled over each detector's cells; * detector seconds (encoding and checks, encoding every trial as "
+         "counts pooled over each detector's cells, a clean set its cells share once; * detector seconds (encoding and checks, encoding every trial as "
          "the campaign does; in training also the work the step did for it) / workload kernel seconds in this run, "
          "not the cost beside an optimized kernel: bench/ measures that\n" +
          throughput_line(r);

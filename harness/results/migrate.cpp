@@ -1,8 +1,9 @@
-// sdcbench.result/1 -> 2 -> 3 (see result_set.hpp), and reading any version as 3.
+// sdcbench.result/1 -> 2 -> 3 -> 4 (see result_set.hpp), and reading any version as 4.
 #include <cmath>
 #include <string>
 
 #include "foundation/errors.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/results/series.hpp"
 #include "foundation/scoring/proportions.hpp"
@@ -96,7 +97,7 @@ json migrate_v1(const json& v1) {
 
 // Version 2 -> 3: per-step and per-bin scalars become typed series.
 json migrate_v2(json v2) {
-  v2["schema"] = k_result_schema;
+  v2["schema"] = k_result_schema_v3;
   if (!v2["suite"].contains("migrated_from")) v2["suite"]["migrated_from"] = k_result_schema_v2;
   for (const char* part : {"cells", "recordings"})
     for (auto& c : v2[part]) {
@@ -106,9 +107,23 @@ json migrate_v2(json v2) {
   return v2;
 }
 
-// A valid version 1 or 2 set as version 3, checked.
+// Version 3 -> 4: the clean set each record's clean side reports
+// (clean_sets.hpp); check_clean_sets then refuses a set whose records of one
+// clean set disagree.
+json migrate_v3(json v3) {
+  v3["schema"] = k_result_schema;
+  if (!v3["suite"].contains("migrated_from")) v3["suite"]["migrated_from"] = k_result_schema_v3;
+  const auto fault_axes = fault_axes_before_v4(v3["suite"]);
+  v3["suite"]["fault_axes"] = fault_axes;
+  for (const char* part : {"cells", "recordings"})
+    for (auto& r : v3[part]) r["clean_set"] = expected_clean_set(r, fault_axes);
+  return v3;
+}
+
+// A valid version 1, 2 or 3 set as version 4, checked.
 json migrate_valid(const json& old, const std::string& file) {
-  json out = migrate_v2(old["schema"] == k_result_schema_v1 ? migrate_v1(old) : old);
+  json out = old["schema"] == k_result_schema_v3 ? old : migrate_v2(old["schema"] == k_result_schema_v1 ? migrate_v1(old) : old);
+  out = migrate_v3(std::move(out));
   if (auto p = validate_result_set(out); !p.empty()) throw input_error(file, p.front(), "migration produced an invalid result set");
   return out;
 }
@@ -117,8 +132,9 @@ json migrate_valid(const json& old, const std::string& file) {
 
 json migrate_result_set(const json& old, const std::string& file) {
   const std::string version = old.is_object() && old.contains("schema") && old["schema"].is_string() ? old["schema"].get<std::string>() : "";
-  if (version != k_result_schema_v1 && version != k_result_schema_v2)
-    throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\" or \"" + k_result_schema_v2 + "\" result set to migrate");
+  if (version != k_result_schema_v1 && version != k_result_schema_v2 && version != k_result_schema_v3)
+    throw input_error(file, "/schema", std::string("expected a \"") + k_result_schema_v1 + "\", \"" + k_result_schema_v2 + "\" or \"" +
+                                           k_result_schema_v3 + "\" result set to migrate");
   if (auto p = validate_result_set(old); !p.empty()) throw input_error(file, p.front(), "expected a valid " + version + " result set");
   return migrate_valid(old, file);
 }

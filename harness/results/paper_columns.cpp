@@ -10,6 +10,7 @@
 
 #include "foundation/scoring/proportions.hpp"
 #include "harness/results/cell_key.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/text_table.hpp"
 
@@ -98,6 +99,7 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
   std::vector<group> groups;
   std::map<std::vector<std::string>, size_t> at;
   auto forms = closed_forms_of(r);
+  clean_pool sets;
   for (const auto& c : r["cells"]) {
     if (!c["skipped"].is_null()) continue;
     std::vector<std::string> key;
@@ -109,7 +111,9 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
     group& g = groups[it->second];
     ++g.cells;
     g.det += c["faulty"]["detected"].get<int64_t>(), g.n += c["faulty"]["trials"].get<int64_t>();
-    g.flag += c["clean"]["flagged"].get<int64_t>(), g.nc += c["clean"]["trials"].get<int64_t>();
+    std::string pool;  // each clean set once per group
+    for (const auto& k : key) pool += k + "\n";
+    if (sets.first(c, pool)) g.flag += c["clean"]["flagged"].get<int64_t>(), g.nc += c["clean"]["trials"].get<int64_t>();
     g.same_reference &= c["reference"] == g.reference;
     const auto& m = c["metrics"];
     const double w = double(c["faulty"]["trials"].get<int64_t>());

@@ -3,6 +3,7 @@
 #include "harness/results/result_set.hpp"
 
 #include "harness/results/cell_key.hpp"
+#include "harness/results/clean_sets.hpp"
 #include "harness/results/paired.hpp"
 #include "harness/results/series.hpp"
 
@@ -80,14 +81,16 @@ json make_result_set(json suite_block, int shard_index, int shard_count, json ce
 std::vector<std::string> validate_result_set(const json& j) {
   std::vector<std::string> problems;
   if (!j.is_object() || !j.contains("schema") ||
-      (j["schema"] != k_result_schema && j["schema"] != k_result_schema_v2 && j["schema"] != k_result_schema_v1))
-    return {std::string("schema: expected \"schema\": \"") + k_result_schema + "\" (or \"" + k_result_schema_v2 + "\", \"" +
-            k_result_schema_v1 + "\")"};
-  const bool v3 = j["schema"] == k_result_schema, v2 = v3 || j["schema"] == k_result_schema_v2;
+      (j["schema"] != k_result_schema && j["schema"] != k_result_schema_v3 && j["schema"] != k_result_schema_v2 &&
+       j["schema"] != k_result_schema_v1))
+    return {std::string("schema: expected \"schema\": \"") + k_result_schema + "\" (or \"" + k_result_schema_v3 + "\", \"" +
+            k_result_schema_v2 + "\", \"" + k_result_schema_v1 + "\")"};
+  const bool v4 = j["schema"] == k_result_schema, v3 = v4 || j["schema"] == k_result_schema_v3,
+             v2 = v3 || j["schema"] == k_result_schema_v2;
   {
     static const json_schema schema_v1(json::parse(result_schema_text_v1())), schema_v2(json::parse(result_schema_text_v2())),
-        schema_v3(json::parse(result_schema_text_v3()));
-    const json_schema& schema = v3 ? schema_v3 : v2 ? schema_v2 : schema_v1;
+        schema_v3(json::parse(result_schema_text_v3())), schema_v4(json::parse(result_schema_text_v4()));
+    const json_schema& schema = v4 ? schema_v4 : v3 ? schema_v3 : v2 ? schema_v2 : schema_v1;
     for (const auto& p : schema.problems(j)) problems.push_back("schema: " + (p.pointer.empty() ? "/" : p.pointer) + ": " + p.expected);
     if (!problems.empty()) return problems;
   }
@@ -168,6 +171,7 @@ std::vector<std::string> validate_result_set(const json& j) {
   if (v3)
     for (size_t i = 0; i < j["recordings"].size(); ++i)
       if (j["recordings"][i]["skipped"].is_null()) check_series(j["recordings"][i], j["suite"]["trials"], fmt::format("/recordings/{}", i), problems);
+  if (v4) check_clean_sets(j, problems);
   // The paired comparisons follow from the recordings: recomputed, they must be equal.
   if (j.contains("comparisons")) {
     try {

@@ -12,6 +12,7 @@ C++ campaigns give. Arrays are numpy arrays or torch tensors on the CPU.
     checksum(A, B, C, variant="torch_npu")                      # 003's bf16 matmul CheckSum
     consistency(losses, grads)                                  # 002's metrics
     load(path), validate(path), compare(a, b), cells_table(result_set)
+    pooled_clean(result_set)                                    # clean counts, each clean set once
 
 Errors in the inputs raise ValueError naming the argument and what was
 expected. Suites may name a Python detector (sdcbench.detector, HACKING.md
@@ -145,15 +146,62 @@ def _flatten(prefix, value, out):
         out[prefix] = value
 
 
+def _loaded(result_set):
+    return load(result_set) if not isinstance(result_set, dict) else result_set
+
+
+# Version 3 had no `clean_set`: a training cell's clean episodes were the
+# fork's, named by its axes without these (version 4's suite.fault_axes).
+_TRAINING_FAULT_AXES = ("site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin")
+
+
+def clean_set(record, result_set):
+    """The id of the clean episodes a cell or recording of `result_set` (a
+    loaded dict) shares with the records of the same id, or None when its
+    clean trials were drawn for it alone. Version 3 (no field): derived."""
+    if "clean_set" in record:
+        return record["clean_set"]
+    if result_set["suite"].get("workload") != "training":
+        return None
+    return ";".join(f"{k}={v}" for k, v in record["axes"].items() if k not in _TRAINING_FAULT_AXES)
+
+
 def cells_table(result_set):
-    """One flat dict per cell and detector (axes.*, detector, faulty.*, clean.*
-    and the intervals), ready for pandas.DataFrame(rows) without making pandas
-    a dependency. `result_set`: a path or a loaded dict."""
-    rs = load(result_set) if not isinstance(result_set, dict) else result_set
+    """One flat dict per cell and detector (axes.*, detector, clean_set,
+    faulty.*, clean.* and the intervals), ready for pandas.DataFrame(rows)
+    without making pandas a dependency. Rows of one clean_set (not None)
+    repeat the same clean episodes: pooled_clean() adds them once.
+    `result_set`: a path or a loaded dict."""
+    rs = _loaded(result_set)
     rows = []
     for cell in rs["cells"]:
-        row = {"key": cell["key"], "detector": cell["detector"]["label"], "skipped": cell.get("skipped")}
+        row = {"key": cell["key"], "detector": cell["detector"]["label"], "skipped": cell.get("skipped"),
+               "clean_set": clean_set(cell, rs)}
         for part in ("axes", "faulty", "clean"):
             _flatten(part, cell.get(part) or {}, row)
         rows.append(row)
     return rows
+
+
+def pooled_clean(result_set):
+    """Per detector label, the clean episodes and steps that ran over the
+    set's cells and how many were flagged: {label: {"clean.trials",
+    "clean.flagged", "clean.steps.trials", "clean.steps.flagged"}}.
+    A pooled count counts each clean set once (issue 66): a cell's clean
+    counts are added the first time its (label, clean_set) is seen; cells
+    whose clean_set is None always. `result_set`: a path or a loaded dict."""
+    rs = _loaded(result_set)
+    seen, out = set(), {}
+    for cell in rs["cells"]:
+        if cell.get("skipped") is not None:
+            continue
+        label, cs = cell["detector"]["label"], clean_set(cell, rs)
+        total = out.setdefault(label, dict.fromkeys(("clean.trials", "clean.flagged", "clean.steps.trials", "clean.steps.flagged"), 0))
+        if cs is not None and (label, cs) in seen:
+            continue
+        seen.add((label, cs))
+        counts = {}
+        _flatten("clean", cell["clean"], counts)
+        for name in total:
+            total[name] += counts[name]
+    return out

@@ -10,7 +10,7 @@ import sdcbench
 def test_a_committed_set_loads_validates_and_flattens(source_dir):
     path = source_dir / "results" / "quick-full.json"
     rs = sdcbench.load(path)
-    assert rs["schema"] == "sdcbench.result/3" and sdcbench.validate(path) == []
+    assert rs["schema"] == "sdcbench.result/4" and sdcbench.validate(path) == []
     rows = sdcbench.cells_table(rs)
     assert len(rows) == len(rs["cells"])
     first = rows[0]

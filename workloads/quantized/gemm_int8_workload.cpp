@@ -33,14 +33,14 @@ struct int8_cell {
   std::string target;
 };
 
-constexpr fault_axis_names k_fault_axes{"site"};
+constexpr fault_axis_names k_int8_fault_axes{"site"};
 
 int8_cell parse_int8_cell(const cell& c) {
   int8_cell g;
   g.shape = parse_gemm_shape(c.at("shape"));
   g.a_dist = parse_distribution(c.at("a_distribution"), c.base_dir);
   g.b_dist = parse_distribution(c.at("b_distribution"), c.base_dir);
-  g.faults = cell_fault_axes(c, k_fault_axes);
+  g.faults = cell_fault_axes(c, k_int8_fault_axes);
   g.target = c.at("target");
   return g;
 }

@@ -86,6 +86,12 @@ class training_workload final : public workload {
     if (!fault_spec_for(g.faults, site_format(g.site, cfg.model), &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
+  // A clean episode forks from the checkpoint with data and rank seeds of its
+  // trial alone (training_episode.cpp, begin): no fault axis reaches it, and no
+  // detector reads the cell's axes (context), so the cells of one fork share it.
+  std::vector<std::string> clean_set_fault_axes() const override {
+    return {"site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin"};
+  }
   detector_context context(const cell& c) const override { return {&fp32(), &fp32(), c.axes_json()}; }
   std::vector<std::string> truth_metrics() const override {
     return {"loss_delta_rel", "param_distance_twin", "replica_divergence", "nonfinite"};

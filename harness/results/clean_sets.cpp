@@ -1,0 +1,65 @@
+#include "harness/results/clean_sets.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "protocol/workload.hpp"
+
+namespace sdc {
+
+using json = nlohmann::json;
+
+std::vector<std::string> fault_axes_before_v4(const json& suite_block) {
+  if (suite_block.value("workload", "") != "training") return {};
+  return {"site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin"};
+}
+
+json expected_clean_set(const json& record, const std::vector<std::string>& fault_axes) {
+  if (fault_axes.empty() || !record.value("skipped", json()).is_null() || !record.contains("axes")) return nullptr;
+  std::vector<std::pair<std::string, std::string>> axes;
+  for (auto it = record["axes"].begin(); it != record["axes"].end(); ++it)
+    axes.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+  return clean_set_id(axes, fault_axes);
+}
+
+void check_clean_sets(const json& j, std::vector<std::string>& problems) {
+  std::vector<std::string> fault_axes;
+  for (const auto& a : j["suite"]["fault_axes"]) fault_axes.push_back(a.get<std::string>());
+  for (const char* part : {"cells", "recordings"}) {
+    const char* role = std::string(part) == "cells" ? "detector" : "recorder";
+    std::map<std::pair<std::string, std::string>, size_t> first;  // (label, set) -> the first record naming it
+    const auto& recs = j[part];
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const auto& r = recs[i];
+      const std::string at = "/" + std::string(part) + "/" + std::to_string(i) + "/clean_set";
+      const json want = expected_clean_set(r, fault_axes);
+      if (r["clean_set"] != want) {
+        problems.push_back(at + ": expected " + want.dump() + " (the record's axes but the suite's fault_axes); got " + r["clean_set"].dump());
+        continue;
+      }
+      if (want.is_null()) continue;
+      const auto key = std::make_pair(r[role]["label"].get<std::string>(), want.get<std::string>());
+      const auto [it, added] = first.emplace(key, i);
+      if (added) continue;
+      const auto& o = recs[it->second];
+      auto clean_side = [](const json& x) {
+        json m = json::object();
+        for (auto e = x["metrics"].begin(); e != x["metrics"].end(); ++e)
+          if (e.key().starts_with("clean")) m[e.key()] = *e;
+        const json episodes = x.contains("episodes") ? x["episodes"].value("clean", json()) : json();
+        return json{x.value("clean", json()), m, episodes};
+      };
+      if (clean_side(r) != clean_side(o))
+        problems.push_back(at + ": names the clean set of /" + std::string(part) + "/" + std::to_string(it->second) +
+                           " but its clean side differs (one clean set, one set of clean episodes)");
+    }
+  }
+}
+
+bool clean_pool::first(const json& record, const std::string& pool) {
+  const json& id = record.contains("clean_set") ? record["clean_set"] : json();
+  if (!id.is_string()) return true;
+  return seen_.emplace(pool, id.get<std::string>()).second;
+}
+
+}  // namespace sdc
