@@ -241,7 +241,7 @@ verdict checksum_abft<Policy>::finish(const gemm_data<T>& d, const checks<T>& c)
     }
     v.score = std::max(v.score, worst_col_score);
   }
-  if (decided == 0) v.score = std::numeric_limits<double>::quiet_NaN();  // no check could say anything
+  if (decided == 0) v.score = not_computed;  // no check could say anything
   v.flagged = v.score > 1.0;
   const bool by_columns = o_.localize == localize_by::columns ||
                           (o_.localize == localize_by::automatic && o_.check_columns);

@@ -64,7 +64,10 @@ class window_detector final : public episode_detector {
     out.series = in.series;
     if (spec_.contains("ema")) {
       const double beta = spec_["ema"]["beta"], thr = spec_["ema"]["threshold"];
-      const double s = std::isnan(in.score) ? INFINITY : in.score;
+      // A NaN score enters as Inf; a score not computed as 0, what the
+      // detectors that compute none on some steps reported before issue 66,
+      // so the window's verdicts stay as they were.
+      const double s = is_not_computed(in.score) ? 0.0 : std::isnan(in.score) ? INFINITY : in.score;
       ema_ = std::isnan(ema_) ? s : beta * ema_ + (1 - beta) * s;
       out.flagged = !(ema_ <= thr);
       out.score = ema_ / thr;

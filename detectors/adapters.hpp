@@ -6,7 +6,8 @@
 //   wrap(inner, spec)   a stateful window over any detector's per-step verdicts,
 //                       reset with the episode:
 //     {"ema": {"beta": B, "threshold": T}}  e_t = B e_{t-1} + (1 - B) score_t
-//        (e_0 = score_0); flags while e_t > T; score e_t / T.
+//        (e_0 = score_0; a NaN score counts as Inf, one not computed as 0);
+//        flags while e_t > T; score e_t / T.
 //     {"strikes": {"k": K, "n": N}}         flags when at least K of the last N
 //        steps were flagged by the inner detector; score = that count / K.
 //   The blamed location is the inner detector's latest flagged one.

@@ -41,7 +41,7 @@ namespace sdc {
 namespace {
 
 using namespace sdc::silent;
-constexpr double k_no_event = std::numeric_limits<double>::quiet_NaN();
+constexpr double k_no_event = not_computed;  // no strike (CheckSum blame) yet: null, not a NaN seen
 
 struct fv_config {
   asd_variant variant = asd_variant::mindspore;
@@ -95,8 +95,7 @@ class feature_value_detector final : public episode_detector {
   verdict observe(const std::vector<const step_view*>& views) override {
     const int64_t k = step_++;
     const double now = double(k) * c_.seconds_per_step;
-    verdict out;
-    out.score = 0;
+    verdict out;  // score not computed while every watched value is ignored
     const bool running = c_.strikes.with_checksum && clock_.running(now);
     if (running) run_checksum(views, k, out);
     for (size_t r = 0; r < views.size(); ++r) check_rank(view_cast<training_step>(*views[r], view_kind::training), int(r), k, now, running, out);

@@ -4,8 +4,9 @@
 // A's comparisons). Each flags a non-finite value outright.
 //   folding_w1  Algorithm 1: folding test; if multimodal (Phi < 1, and p-value
 //               < alpha when alpha < 1), W1 between the two sides of the pivot;
-//               SDC iff W1 > tau (default 3). Score = W1 / tau (0 when unimodal);
-//               metric w1 NaN (written null: not computed) when unimodal.
+//               SDC iff W1 > tau (default 3). Score = W1 / tau; when unimodal
+//               W1 is not computed, so score and metric w1 are not_computed
+//               (written null).
 //   folding     the folding test alone: SDC iff multimodal. Score = 1 / Phi.
 //   w1          the Wasserstein step alone, pivot = the median. Score = W1 / tau.
 //   robust_z    (max V - median V) / (1.4826 MAD) > z: the outlier check many
@@ -63,10 +64,11 @@ class folding_w1 final : public gradient_detector {
       out.score = f.phi > 0 ? 1 / f.phi : k_inf;
       return out;
     }
-    const double w = multimodal ? stats::pivot_split_w1(v, f.pivot) : std::nan("");
+    // Algorithm 1 stops at a unimodal folding test: no W1, so no score.
+    const double w = multimodal ? stats::pivot_split_w1(v, f.pivot) : not_computed;
     out.metrics.emplace_back("w1", w);
     out.flagged = multimodal && w > tau_;
-    out.score = multimodal ? w / tau_ : 0.0;
+    out.score = multimodal ? w / tau_ : not_computed;
     return out;
   }
 
@@ -144,7 +146,7 @@ class histogram final : public gradient_detector {
       else if (x >= hi_) ++count[size_t(bins_ + 1)];
       else ++count[size_t(std::min(bins_ - 1, int((x - lo_) / (hi_ - lo_) * bins_)))];
     }
-    verdict v{false, std::nan("")};
+    verdict v;  // a recorder: no score
     for (int b = 0; b < bins_; ++b) v.series.push_back({"count", series_axis::bin, b, -1, count[size_t(b)]});
     v.metrics.emplace_back("below", count[size_t(bins_)]);
     v.metrics.emplace_back("above", count[size_t(bins_ + 1)]);

@@ -36,7 +36,10 @@
 // detector sees the same faulty trajectory (the original exits on a fatal
 // one and keeps the rerun's values on a non-fatal one).
 // Score: the deciding check's |value| / (reference x factor) for a spike,
-// Inf for NaN/Inf (metric nonfinite_norms = 1: a non-finite detection).
+// Inf for NaN/Inf (metric nonfinite_norms = 1: a non-finite detection); on a
+// step not rejected the larger ratio of the enabled spike checks, not_computed
+// where none has one (the warm-up step, a reference still sampling, a NaN/Inf
+// value is_unexpectedly_large ignores, or no spike check enabled).
 #include <cmath>
 #include <limits>
 
@@ -51,13 +54,14 @@ struct large_value_tracker {
   int64_t samples = 100;
   int64_t count = 0;
   double max = 0;
-  // The ratio |v| / (max x threshold) once the reference exists; NaN while sampling or for NaN/Inf.
+  // The ratio |v| / (max x threshold) once the reference exists; not computed
+  // while sampling or for NaN/Inf (ignored, as the original ignores them).
   double ratio(double v, double threshold) {
     const double a = std::fabs(v);
-    if (!std::isfinite(a)) return std::nan("");
+    if (!std::isfinite(a)) return not_computed;
     if (count < samples) {
       ++count, max = std::max(max, a);
-      return std::nan("");
+      return not_computed;
     }
     return a / (max * threshold);
   }
@@ -102,8 +106,7 @@ class megatron_validation final : public training_detector {
     return same(rejected_value(code, resumed.loss, resumed.grads), first) ? 0 : 2;
   }
   verdict validate(const training_step& s) {
-    verdict v;
-    v.score = 0;
+    verdict v;  // score not computed until a ratio is
     const double norm = grad_norm(s.grads);
     // The references see every step (validate_result calls its rejection
     // function on every initial run after the first iteration).
@@ -119,13 +122,13 @@ class megatron_validation final : public training_detector {
     };
     if (nan_ && std::isnan(s.loss)) return reject(INFINITY, 1, true);
     if (nan_ && std::isinf(s.loss)) return reject(INFINITY, 2, true);
-    const double lr = spiky_ ? loss_.ratio(s.loss, loss_factor_) : std::nan("");
+    const double lr = spiky_ ? loss_.ratio(s.loss, loss_factor_) : not_computed;
     if (lr >= 1) return reject(lr, 3, false);
     if (nan_ && std::isnan(norm)) return reject(INFINITY, 4, true);
     if (nan_ && std::isinf(norm)) return reject(INFINITY, 5, true);
-    const double gr = large_ ? grads_.ratio(norm, grad_factor_) : std::nan("");
+    const double gr = large_ ? grads_.ratio(norm, grad_factor_) : not_computed;
     if (gr >= 1) return reject(gr, 6, false);
-    v.score = std::max(std::isnan(lr) ? 0.0 : lr, std::isnan(gr) ? 0.0 : gr);
+    v.score = higher_score(lr, gr);
     return v;
   }
 

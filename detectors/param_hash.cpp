@@ -14,7 +14,8 @@
 // wrong when replica 0 itself diverged (every other rank then differs). The
 // named variant `blame: majority` blames the one rank outside the largest
 // group of equal replicas, and no rank when that is not a single rank.
-// Score = the ranks that differ from replica 0.
+// Score = the ranks that differ from replica 0; not_computed on a step not
+// checked (between intervals, or warm-up steps, which carry no hashes).
 #include <map>
 
 #include "detectors/training_detectors.hpp"
@@ -30,8 +31,7 @@ class param_hash final : public episode_detector {
   nlohmann::json needs() const override { return {{"param_hashes", true}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
-    verdict v;
-    v.score = 0;
+    verdict v;  // score and metrics not computed unless the step is checked
     const std::vector<const training_step*> s = training_steps(views);
     if (s.empty() || s[0]->param_sha1.empty() || s[0]->step % interval_ != 0) return v;
     int differing = 0, first = -1;

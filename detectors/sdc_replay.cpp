@@ -21,7 +21,7 @@
 // majority the device whose copy alone differs (none when no single copy
 // does), else the rank whose step was checked. `period` K (ours, 0 = off)
 // checks the steps where step % K == 0 instead of the first num_steps.
-// Score = mismatching replays.
+// Score = mismatching replays; not_computed on a step not checked (no replay).
 #include <bit>
 #include <map>
 
@@ -51,8 +51,7 @@ class sdc_replay final : public episode_detector {
   nlohmann::json needs() const override { return {{"recompute", true}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
-    verdict v;
-    v.score = 0;
+    verdict v;  // score and metrics not computed unless the step is checked
     const std::vector<const training_step*> s = training_steps(views);
     if (s.empty() || !s[0]->recomputer) return v;  // a warm-up step before the episode's restart
     const int64_t local = steps_++;

@@ -14,7 +14,9 @@
 // A global curve names no rank. Defaults are the original's: 128 values, 6
 // standard deviations; our warm-up (20 steps) then never fills the window, so
 // suites set `window_size`. Score = the larger of (value - mean) / (threshold_std
-// x std) over the two curves.
+// x std) over the two curves; a curve has none (not_computed) before its
+// window is full or while its std < 1e-10 (the original compares nothing
+// then), and NaN once a NaN is in its window.
 #include <cmath>
 #include <deque>
 
@@ -29,7 +31,7 @@ class spike_window {
   explicit spike_window(size_t size) : size_(size) {}
   // Whether v is a spike against the window (and its score), then v joins it.
   std::pair<bool, double> see(double v, double k) {
-    std::pair<bool, double> out{false, 0.0};
+    std::pair<bool, double> out{false, not_computed};
     if (values_.size() >= size_) {
       double mean = 0, var = 0;
       for (double x : values_) mean += x;
@@ -37,6 +39,7 @@ class spike_window {
       for (double x : values_) var += (x - mean) * (x - mean);
       const double sd = std::sqrt(var / double(values_.size()));
       if (sd >= 1e-10) out = {v > mean + k * sd, (v - mean) / (k * sd)};
+      else if (std::isnan(sd)) out.second = NAN;  // a NaN in the window: no spike, a NaN score
     }
     values_.push_back(v);
     if (values_.size() > size_) values_.pop_front();
@@ -63,7 +66,7 @@ class stability_monitor final : public episode_detector {
     const auto [norm_spike, norm_score] = norm_.see(norm, k_);
     verdict v;
     v.flagged = loss_spike || norm_spike;
-    v.score = std::isnan(loss_score) || std::isnan(norm_score) ? std::nan("") : std::max(loss_score, norm_score);
+    v.score = higher_score(loss_score, norm_score);  // NaN over any number, any number over not computed
     v.metrics = {{"loss_spike", double(loss_spike)}, {"grad_norm_spike", double(norm_spike)}};
     return v;
   }

@@ -39,8 +39,7 @@ class gemm_checks : public training_detector {
  public:
   nlohmann::json needs() const override { return {{"gemms", true}}; }
   verdict check(const training_step& s) override {
-    verdict out;
-    out.score = 0;
+    verdict out;  // score not computed until a GEMM is checked
     double checked = 0, failed = 0;
     for (const auto& g : s.gemms) {
       if (!wants(g)) continue;
@@ -155,11 +154,7 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
   nlohmann::json params_;
   bool in_step_;
   std::unique_ptr<gemm_detector> bf16_, fp32_;
-  static verdict fresh() {  // as gemm_checks::check starts its step
-    verdict v;
-    v.score = 0;
-    return v;
-  }
+  static verdict fresh() { return {}; }  // as gemm_checks::check starts its step: no GEMM checked, no score
   bool produced_ = false, encoded_ = false;  // this GEMM's product computed, its operands encoded
   verdict pending_, step_ = fresh();
   double checked_ = 0, failed_ = 0;

@@ -12,7 +12,9 @@
 // this folder and registering it with SDCBENCH_REGISTER_DETECTOR and its typed
 // parameter list. See HACKING.md, "Adding a detector".
 #pragma once
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -29,7 +31,8 @@ namespace sdc {
 
 // One check's answer. score = measured / threshold where the detector has one
 // (flagged iff score > 1), so a whole threshold sweep can be read off one run.
-// `metrics` are named per-trial numbers (thresholds, tightness, ...); the engine
+// `metrics` are named per-trial numbers (thresholds, tightness, ...;
+// not_computed, below, where a detector did not compute one); the engine
 // reports their median, mean and max over clean and over faulty trials;
 // `series` the same per point of a curve or histogram.
 // A detector that localizes a faulty output element reports it in
@@ -54,9 +57,24 @@ struct series_point {
 };
 using series_list = std::vector<series_point>;
 
+// "Not computed" (issue 66): a score or metric a detector did not compute on
+// this step (W1 when the folding test says unimodal, a ratio while its
+// reference is still sampling, a window not yet full, a step not checked).
+// Result sets, tables and the Python API show it as null, never 0. It is a
+// NaN with its own payload, as R's NA is (payload 1954), so it is kept apart
+// from a NaN the detector computed from its data (which score_higher ranks
+// highest and the summaries count in `nan`) while passing unchanged through
+// everything that carries a verdict's doubles: the trial driver, the episode
+// codec's msgpack (float64 bits) and journal, and whatever writes NaN as
+// null (finite_or_null, the Python monitor). Assign it; never compute with
+// it (arithmetic need not keep a NaN's payload). A verdict's score starts
+// as not computed: a detector sets it when it computes one.
+inline constexpr double not_computed = std::bit_cast<double>(uint64_t(0x7ff8'0000'0000'07a2));  // 1954
+inline bool is_not_computed(double x) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(not_computed); }
+
 struct verdict {
   bool flagged = false;
-  double score = std::numeric_limits<double>::quiet_NaN();
+  double score = not_computed;
   std::vector<std::pair<std::string, double>> metrics;
   int64_t located_row = -1, located_col = -1;
   double corrected_value = std::numeric_limits<double>::quiet_NaN();
@@ -66,8 +84,15 @@ struct verdict {
   location where() const { return {rank, located_row, located_col}; }
 };
 
-// Scores compared so that NaN (a detector that saw NaN) ranks above every number.
-inline bool score_higher(double a, double b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+// Scores compared so that NaN (a detector that saw NaN) ranks above every
+// number, and a score not computed below every number: the largest over
+// steps (or ranks) is not computed only when none was computed.
+inline bool score_higher(double a, double b) {
+  if (is_not_computed(a) || is_not_computed(b)) return !is_not_computed(a);
+  return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b);
+}
+// The larger of two scores as score_higher ranks them.
+inline double higher_score(double a, double b) { return score_higher(b, a) ? b : a; }
 
 // A parameter a detector takes, with its type and default.
 //   number:    a JSON number

@@ -154,6 +154,100 @@ TEST(StabilityMonitor, SpikesAgainstTheWindowAndANaNBlindsIt) {
   EXPECT_FALSE(see(1e6, 1).flagged) << "a NaN in the window makes every comparison false";
 }
 
+// Where the originals compute nothing the score is not_computed (null in a
+// result set), never 0: Megatron's ratios on the job's first iteration and
+// while each reference samples its first num_samples values (or with no
+// spike check on), the hashes between checked steps, OLMo-core's windows
+// before they are full or while their std is below 1e-10. Verdicts as
+// before.
+TEST(MegatronValidation, NoRatioWhileTheReferenceSamples) {
+  auto d = make("megatron_validation", {{"check_spiky_loss", true}, {"check_large_grads", true}, {"num_samples", 2}});
+  d->reset({});
+  auto see = [&](double loss, float grad, int64_t step) {
+    const training_step s = step_of(loss, grad, step);
+    return d->observe({&s});
+  };
+  verdict v = see(1.0, 1, 0);
+  EXPECT_FALSE(v.flagged);
+  EXPECT_TRUE(is_not_computed(v.score)) << "the first iteration is not validated: " << v.score;
+  for (int64_t step : {1, 2}) {  // the references' two samples
+    v = see(2.0, 4, step);
+    EXPECT_FALSE(v.flagged);
+    EXPECT_TRUE(is_not_computed(v.score)) << "sampling at step " << step << ": " << v.score;
+  }
+  v = see(5.0, 4, 3);  // loss 5 / (2 x 10), grads 4 / (4 x 10)
+  EXPECT_FALSE(v.flagged);
+  EXPECT_DOUBLE_EQ(v.score, 0.25);
+  v = see(INFINITY, 4, 4);  // Inf loss: rejected (code 2), Inf
+  EXPECT_EQ(rejected_by(v), 2);
+  // With the NaN check off, a NaN loss is no ratio (is_unexpectedly_large
+  // ignores it): the grads' ratio alone scores the step.
+  auto spiky = make("megatron_validation", {{"check_nan", false}, {"check_spiky_loss", true}, {"check_large_grads", true}, {"num_samples", 1}});
+  spiky->reset({});
+  for (int64_t step : {0, 1}) {
+    const training_step s = step_of(2.0, 4, step);
+    spiky->observe({&s});
+  }
+  const training_step nan_loss = step_of(NAN, 2, 2);
+  v = spiky->observe({&nan_loss});
+  EXPECT_FALSE(v.flagged);
+  EXPECT_DOUBLE_EQ(v.score, 0.05);
+  // Megatron's defaults (NaN/Inf only) compute no ratio on a clean step.
+  auto def = make("megatron_validation", json::object());
+  def->reset({});
+  for (int64_t step : {0, 1, 2}) {
+    const training_step s = step_of(1.0, 1, step);
+    v = def->observe({&s});
+    EXPECT_FALSE(v.flagged);
+    EXPECT_TRUE(is_not_computed(v.score)) << step << ": " << v.score;
+  }
+}
+
+TEST(ParamHash, AStepNotCheckedHasNoScore) {
+  const std::vector<std::vector<float>> p(4, std::vector<float>{0.5f, -1.25f});
+  auto d = make("param_hash", {{"interval", 2}});
+  d->reset({});
+  auto s = hashed(p, 3);
+  verdict v = d->observe(ptrs(s));
+  EXPECT_FALSE(v.flagged);
+  EXPECT_TRUE(is_not_computed(v.score)) << "step 3 is not checked: " << v.score;
+  EXPECT_TRUE(v.metrics.empty());
+  s = hashed(p, 4);
+  v = d->observe(ptrs(s));
+  EXPECT_FALSE(v.flagged);
+  EXPECT_EQ(v.score, 0) << "checked: no rank differs";
+  for (auto& x : s) x.param_sha1.clear();  // a warm-up step: no hashes
+  EXPECT_TRUE(is_not_computed(d->observe(ptrs(s)).score));
+}
+
+TEST(StabilityMonitor, NoScoreBeforeTheWindowFillsNorWithoutSpread) {
+  auto d = make("stability_monitor", {{"window_size", 4}, {"threshold_std", 2.0}});
+  d->reset({});
+  auto see = [&](double loss, double norm) {
+    std::vector<training_step> s(2);
+    s[0].loss = loss - 0.5, s[1].loss = loss + 0.5;
+    s[0].reduced_grad_norm = s[1].reduced_grad_norm = norm;
+    return d->observe(ptrs(s));
+  };
+  for (double x : {1.0, 2.0, 1.0, 2.0}) {
+    const verdict v = see(x, 1);
+    EXPECT_FALSE(v.flagged);
+    EXPECT_TRUE(is_not_computed(v.score)) << "filling the window: " << v.score;
+  }
+  // The loss: mean 1.5, std 0.5, so 1.0 scores (1 - 1.5) / (2 x 0.5); the
+  // grad norm's window is constant (std 0): no score of its own, not 0.
+  verdict v = see(1.0, 1);
+  EXPECT_FALSE(v.flagged);
+  EXPECT_DOUBLE_EQ(v.score, -0.5);
+  // A NaN that joins the window makes the score NaN (the detector saw one),
+  // not a number, and not "not computed"; no spike either way.
+  v = see(NAN, 1);
+  EXPECT_TRUE(std::isnan(v.score) && !is_not_computed(v.score));
+  v = see(1e6, 1);
+  EXPECT_FALSE(v.flagged);
+  EXPECT_TRUE(std::isnan(v.score) && !is_not_computed(v.score)) << v.score;
+}
+
 }  // namespace
 }  // namespace sdc
 

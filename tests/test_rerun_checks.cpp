@@ -147,6 +147,28 @@ TEST(SdcReplay, DefaultsCheckOnlyTheFirstStepAfterARestart) {
   EXPECT_EQ(rc.calls.size(), 4u);
 }
 
+// A step the replay does not check (a warm-up step before the restart, or
+// past num_steps) computes nothing: score not_computed (null in a result
+// set), no metric; a checked step that matches scores 0 mismatches.
+TEST(SdcReplay, AStepNotReplayedHasNoScore) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  auto d = make("sdc_replay", json::object());
+  d->reset({});
+  auto warm = steps(0, &rc, l);
+  for (auto& x : warm) x.recomputer = nullptr;
+  verdict v = d->observe(ptrs(warm));
+  EXPECT_TRUE(is_not_computed(v.score)) << "warm-up: " << v.score;
+  EXPECT_TRUE(v.metrics.empty());
+  v = d->observe(ptrs(steps(0, &rc, l)));
+  EXPECT_EQ(v.score, 0) << "replayed: every replay matches";
+  EXPECT_EQ(metric(v, "replay_mismatches"), 0);
+  v = d->observe(ptrs(steps(1, &rc, l)));
+  EXPECT_FALSE(v.flagged);
+  EXPECT_TRUE(is_not_computed(v.score)) << "past num_steps = 1: " << v.score;
+  EXPECT_TRUE(v.metrics.empty());
+}
+
 TEST(SdcReplay, EveryStepFlagsAnyDifferingBitAndNamesTheRank) {
   const training_layout l = layout();
   scripted_recomputer rc;

@@ -15,6 +15,8 @@
 #include "foundation/random/streams.hpp"
 #include "foundation/theory/critical_shift.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"
+#include "protocol/detector.hpp"
+#include "protocol/views/sample_view.hpp"
 
 using namespace sdc;
 using namespace sdc::testing;
@@ -106,6 +108,38 @@ TEST(Folding, PValueInvertsTheRfoldingBound) {
       EXPECT_NEAR(stats::folding_p_value(1 - q, n), p, 1e-9 * p) << p << " " << n;
     }
   EXPECT_EQ(stats::folding_p_value(1.0, 100), 1.0);
+}
+
+// Algorithm 1 stops when the folding test says unimodal: W1 is not computed,
+// so folding_w1's score and metric w1 are not_computed (null in a result
+// set), never 0; the folding statistics are still reported. On a multimodal
+// sample both are W1's.
+TEST(FoldingW1, AUnimodalSampleHasNoW1AndNoScore) {
+  const auto* info = find_detector(view_kind::sample, "folding_w1");
+  ASSERT_NE(info, nullptr);
+  auto d = info->make(detector_params(validate_params(*info, json::object()), nullptr), {});
+  auto see = [&](const std::vector<double>& v) {
+    sample_step s;
+    s.data = {v.data(), int64_t(v.size())};
+    return d->observe(s);
+  };
+  auto metric = [](const verdict& v, const char* name) {
+    for (const auto& [k, x] : v.metrics)
+      if (k == name) return x;
+    ADD_FAILURE() << "no metric " << name;
+    return 0.0;
+  };
+  const verdict u = see(draw(2000, 40, boost::random::normal_distribution<double>(0, 1)));
+  EXPECT_FALSE(u.flagged);
+  EXPECT_GT(metric(u, "phi"), 1.0) << "a normal sample folds as unimodal";
+  EXPECT_TRUE(is_not_computed(u.score)) << u.score;
+  EXPECT_TRUE(is_not_computed(metric(u, "w1"))) << metric(u, "w1");
+  auto mix = draw(2000, 41, boost::random::normal_distribution<double>(0, 1));
+  for (size_t i = 0; i < mix.size(); i += 2) mix[i] += 10;
+  const verdict m = see(mix);
+  EXPECT_TRUE(m.flagged);
+  EXPECT_FALSE(std::isnan(m.score));
+  EXPECT_DOUBLE_EQ(m.score, metric(m, "w1") / 3.0);
 }
 
 // The integral of |F_a - F_b| on a fine grid (midpoint rule): the definition.

@@ -121,6 +121,7 @@ cell_records summarize_cell(const suite& s, const cell& c, const std::vector<epi
         cbits.set(size_t(t - nf), e.result == outcome::false_alarm);
         alarms_nonfinite += e.result == outcome::false_alarm && by_nonfinite;
         clean_steps += r.steps, clean_flagged_steps += e.flagged_steps;
+        if (is_not_computed(e.score)) continue;  // neither NaN nor a number: a max over none computed is null
         if (std::isnan(e.score)) ++clean_score_nan;
         else clean_score_max = std::max(clean_score_max, e.score);
       }

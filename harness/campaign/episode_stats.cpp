@@ -9,21 +9,24 @@ namespace {
 
 using json = nlohmann::json;
 
-// The median, mean and max of the episodes' numbers, their count (episodes)
-// and nan (episodes whose value is NaN: not computed, e.g. no strike, or NaN
-// itself). A NaN is counted, never dropped into a max; an infinite value makes
-// mean or max null.
+// The median, mean and max of the episodes' numbers, their count (episodes
+// whose value was computed: not_computed, protocol/detector.hpp, is left out)
+// and nan (those whose computed value is NaN). A NaN is counted, never
+// dropped into a max; a statistic over no number is null, as is a mean or max
+// an infinite value makes infinite.
 struct summary_stats {
   json median, mean, max;
   double count, nan;
 };
 summary_stats stats_of(const std::vector<double>& values) {
   double sum = 0, mx = -INFINITY;
-  int64_t numbers = 0;
-  for (double x : values)
+  int64_t numbers = 0, computed = 0;
+  for (double x : values) {
+    computed += !is_not_computed(x);
     if (!std::isnan(x)) sum += x, mx = x > mx ? x : mx, ++numbers;
+  }
   return {finite_or_null(nearest_rank_quantile(values, 0.5)), finite_or_null(numbers ? sum / double(numbers) : NAN),
-          finite_or_null(numbers ? mx : NAN), double(values.size()), double(int64_t(values.size()) - numbers)};
+          finite_or_null(numbers ? mx : NAN), double(computed), double(computed - numbers)};
 }
 
 }  // namespace

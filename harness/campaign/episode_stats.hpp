@@ -1,7 +1,8 @@
 // Statistics over a cell's episodes for its result-set records
 // (cell_summary.cpp): quantiles, the median / mean / max / count / nan of a
 // named metric per episode kind, and schema 3's typed series, step by step.
-// A value not computed (NaN) is counted as such and written as null.
+// A value not computed (not_computed, protocol/detector.hpp) is left out of
+// every statistic and count; a NaN is counted in `nan`; both are written null.
 #pragma once
 #include <compare>
 #include <map>
@@ -20,8 +21,9 @@ double nearest_rank_quantile(std::vector<double> v, double q);
 
 // NAME.median/.mean/.max/.count/.nan, prefixed by the episode kind (clean.,
 // faulty.), for each named metric's values over the episodes (named[0]: clean,
-// named[1]: faulty). An infinite value makes mean or max null; a NaN is
-// counted in .nan, never dropped into a max.
+// named[1]: faulty). .count counts the episodes that computed the metric; a
+// statistic over none is null. An infinite value makes mean or max null; a
+// NaN is counted in .nan, never dropped into a max.
 void summarize_named(const std::map<std::string, std::vector<double>> named[2], nlohmann::json& out);
 
 // The episodes' series, gathered per (name, axis, rank) and kind: index -> values.
