@@ -2,9 +2,11 @@
 // a shift shared by every episode is found with an interval that excludes 0
 // although each value's own interval is wide (pairing removes the episode-to-
 // episode spread), no shift gives an interval around 0, units need a number
-// under every value, clusters are drawn as wholes, and the result does not
-// depend on the recordings' order.
+// under every value, the interval is Student's t over the cluster means (null
+// with one cluster), and the result does not depend on the recordings' order.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
@@ -35,7 +37,7 @@ TEST(Paired, ASharedShiftIsFoundThroughTheEpisodeSpread) {
     a.push_back(episode), b.push_back(episode + 0.5 + 0.05 * z(g)), c.push_back(episode + 0.05 * z(g));
   }
   const json recs = {recording("A", a), recording("B", b), recording("C", c)};
-  const json out = paired_comparisons(suite_block(), recs, 1000);
+  const json out = paired_comparisons(suite_block(), recs);
   ASSERT_EQ(out["groups"].size(), 1u);
   const json& g0 = out["groups"][0];
   EXPECT_EQ(g0["units"], 40);
@@ -52,34 +54,61 @@ TEST(Paired, ASharedShiftIsFoundThroughTheEpisodeSpread) {
   EXPECT_LT(ca["ci95"][0].get<double>(), 0);
   EXPECT_GT(ca["ci95"][1].get<double>(), 0);
   // The same numbers whatever the recordings' order.
-  EXPECT_EQ(paired_comparisons(suite_block(), json{recs[2], recs[0], recs[1]}, 1000), out);
+  EXPECT_EQ(paired_comparisons(suite_block(), json{recs[2], recs[0], recs[1]}), out);
 }
 
 TEST(Paired, UnitsNeedANumberUnderEveryValueAndNoCompareBlockGivesNull) {
   std::vector<json> a = {1.0, 2.0, nullptr, 4.0}, b = {1.5, 2.5, 3.5, 4.5}, c = {1.0, 2.0, 3.0, nullptr};
-  const json out = paired_comparisons(suite_block(), json{recording("A", a), recording("B", b), recording("C", c)}, 200);
+  const json out = paired_comparisons(suite_block(), json{recording("A", a), recording("B", b), recording("C", c)});
   EXPECT_EQ(out["groups"][0]["units"], 2);  // trials 0 and 1
   EXPECT_DOUBLE_EQ(out["groups"][0]["metrics"]["m"]["differences"][0]["mean"].get<double>(), 0.5);
   json plain = suite_block();
   plain["compare"] = nullptr;
-  EXPECT_TRUE(paired_comparisons(plain, json::array(), 200).is_null());
+  EXPECT_TRUE(paired_comparisons(plain, json::array()).is_null());
 }
 
-// Clusters are drawn as wholes: with one cluster shifted by +10 and three not,
-// the interval of the mean spans the cluster-level spread, not the tiny
-// within-cluster one.
-TEST(Paired, ClustersAreResampledAsWholes) {
+// The interval is over clusters: with one cluster of four shifted by +10,
+// the cluster means are 10, 0, 0, 0 (plus 0.001 t), and the interval is
+// Student's t on 3 degrees of freedom over them, not the tiny within-cluster
+// spread.
+TEST(Paired, TheIntervalIsStudentsTOverTheClusterMeans) {
   std::vector<json> a, b;
   for (int t = 0; t < 40; ++t) {
     const double shift = t % 4 == 0 ? 10.0 : 0.0;  // cluster 0 (trials 0, 4, 8, ...)
-    a.push_back(shift + 0.001 * t), b.push_back(shift + 0.001 * t);
+    a.push_back(shift + 0.001 * t), b.push_back(shift + 0.001 * t + (t % 4 == 1 ? 1.0 : 0.0));
   }
   json s = suite_block();
   s["axes"]["policy"] = {"A", "B"};
-  const json out = paired_comparisons(s, json{recording("A", a), recording("B", b)}, 2000);
-  const json& ci = out["groups"][0]["metrics"]["m"]["values"]["A"]["ci95"];
-  EXPECT_LT(ci[0].get<double>(), 1.0);  // no cluster 0 drawn: mean ~0
-  EXPECT_GT(ci[1].get<double>(), 4.0);  // cluster 0 drawn twice or more
+  const json out = paired_comparisons(s, json{recording("A", a), recording("B", b)});
+  EXPECT_EQ(out["method"], k_paired_method);
+  EXPECT_EQ(out["groups"][0]["clusters"], 4);
+  // Cluster c's mean of A: 10 [c = 0] + 0.001 (c + 18), for c = 0..3; their mean 2.5195.
+  const json& va = out["groups"][0]["metrics"]["m"]["values"]["A"];
+  const double t3 = 3.182446305284263;  // Student's t, 0.975 quantile, 3 degrees of freedom
+  double ss = 0;
+  for (double m : {10.018, 0.019, 0.020, 0.021}) ss += (m - 2.5195) * (m - 2.5195);
+  const double sd = std::sqrt(ss / 3);
+  EXPECT_NEAR(va["mean"].get<double>(), 2.5195, 1e-12);
+  EXPECT_NEAR(va["ci95"][0].get<double>(), 2.5195 - t3 * sd / 2, 1e-9);
+  EXPECT_NEAR(va["ci95"][1].get<double>(), 2.5195 + t3 * sd / 2, 1e-9);
+  // B - A per cluster: 0, 1, 0, 0: mean 0.25, sd 0.5, half-width t3 * 0.5 / 2.
+  const json& d = out["groups"][0]["metrics"]["m"]["differences"][0];
+  EXPECT_NEAR(d["mean"].get<double>(), 0.25, 1e-12);
+  EXPECT_NEAR(d["ci95"][0].get<double>(), 0.25 - t3 * 0.25, 1e-9);
+  EXPECT_NEAR(d["ci95"][1].get<double>(), 0.25 + t3 * 0.25, 1e-9);
+}
+
+// One cluster carries no interval (C - 1 = 0 degrees of freedom): null, not a number.
+TEST(Paired, OneClusterGivesANullInterval) {
+  json s = suite_block();
+  s["axes"]["policy"] = {"A", "B"};
+  s["axes"]["forks"] = {"1"};
+  json ra = recording("A", {1.0, 2.0, 3.0}), rb = recording("B", {1.5, 2.5, 3.5});
+  ra["axes"]["forks"] = "1", rb["axes"]["forks"] = "1";
+  const json out = paired_comparisons(s, json{ra, rb});
+  const json& d = out["groups"][0]["metrics"]["m"]["differences"][0];
+  EXPECT_DOUBLE_EQ(d["mean"].get<double>(), 0.5);
+  EXPECT_TRUE(d["ci95"][0].is_null() && d["ci95"][1].is_null()) << d;
 }
 
 }  // namespace

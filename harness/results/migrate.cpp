@@ -4,6 +4,7 @@
 
 #include "foundation/errors.hpp"
 #include "harness/results/clean_sets.hpp"
+#include "harness/results/paired.hpp"
 #include "harness/results/result_set.hpp"
 #include "harness/results/series.hpp"
 #include "foundation/scoring/proportions.hpp"
@@ -117,6 +118,9 @@ json migrate_v3(json v3) {
   v3["suite"]["fault_axes"] = fault_axes;
   for (const char* part : {"cells", "recordings"})
     for (auto& r : v3[part]) r["clean_set"] = expected_clean_set(r, fault_axes);
+  // Version 3's paired comparisons were a cluster bootstrap: recomputed with
+  // version 4's cluster-level t (paired.hpp) from the same recordings.
+  if (v3.contains("comparisons")) v3["comparisons"] = paired_comparisons(v3["suite"], v3["recordings"]);
   return v3;
 }
 

@@ -1,15 +1,13 @@
 #include "harness/results/paired.hpp"
 
 #include <algorithm>
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "foundation/errors.hpp"
-#include "foundation/io/digest.hpp"
 #include "foundation/io/json_file.hpp"
 
 namespace sdc {
@@ -17,75 +15,61 @@ namespace {
 
 using json = nlohmann::json;
 
-// The 2.5 % and 97.5 % points of `v` (nearest rank).
-json percentile_interval(std::vector<double> v) {
-  if (v.empty()) return {nullptr, nullptr};
-  std::sort(v.begin(), v.end());
-  auto at = [&](double q) { return v[std::min(v.size() - 1, size_t(std::floor(q * double(v.size()))))]; };
-  return {finite_or_null(at(0.025)), finite_or_null(at(0.975))};
-}
-
 struct series {
   std::vector<std::string> values;           // axis values in the suite's order
   std::vector<std::vector<double>> x;        // per value, per unit
 };
 
-// One metric of one group: means and paired differences with intervals.
-json compare_metric(const series& s, int64_t clusters, int resamples, uint64_t seed) {
+// The mean of `v` with its 95 % Student-t interval (n - 1 degrees of
+// freedom); the interval is null with fewer than 2 values.
+json t_estimate(const std::vector<double>& v) {
+  const size_t n = v.size();
+  if (n == 0) return {{"mean", nullptr}, {"ci95", {nullptr, nullptr}}};
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(n);
+  if (n < 2) return {{"mean", finite_or_null(mean)}, {"ci95", {nullptr, nullptr}}};
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  const double half = boost::math::quantile(boost::math::students_t(double(n - 1)), 0.975) * std::sqrt(ss / double(n - 1) / double(n));
+  return {{"mean", finite_or_null(mean)}, {"ci95", {finite_or_null(mean - half), finite_or_null(mean + half)}}};
+}
+
+// One metric of one group: per value the mean of the cluster means, per pair
+// the mean of the clusters' mean differences, each with its cluster-level t
+// interval (unit t is in cluster t mod C; empty clusters dropped).
+json compare_metric(const series& s, int64_t clusters) {
   const size_t n = s.x.empty() ? 0 : s.x[0].size(), V = s.values.size();
   std::vector<std::vector<size_t>> by_cluster(static_cast<size_t>(clusters));
   for (size_t t = 0; t < n; ++t) by_cluster[t % size_t(clusters)].push_back(t);
-  std::vector<std::vector<double>> means(V), diffs;
-  std::vector<std::pair<size_t, size_t>> pairs;
-  for (size_t a = 0; a < V; ++a)
-    for (size_t b = 0; b < a; ++b) pairs.emplace_back(a, b);
-  diffs.resize(pairs.size());
-  boost::random::mt19937_64 g(seed);
-  std::vector<size_t> units;
-  for (int r = 0; r < resamples && n > 0; ++r) {
-    units.clear();
-    boost::random::uniform_int_distribution<size_t> pick_cluster(0, size_t(clusters) - 1);
-    for (int64_t c = 0; c < clusters; ++c) {
-      const auto& members = by_cluster[pick_cluster(g)];
-      if (members.empty()) continue;
-      boost::random::uniform_int_distribution<size_t> pick(0, members.size() - 1);
-      for (size_t k = 0; k < members.size(); ++k) units.push_back(members[pick(g)]);
-    }
-    if (units.empty()) continue;
-    std::vector<double> m(V, 0.0);
+  std::vector<std::vector<double>> cluster_means(V);  // per value, per non-empty cluster
+  for (const auto& members : by_cluster) {
+    if (members.empty()) continue;
     for (size_t v = 0; v < V; ++v) {
-      for (size_t t : units) m[v] += s.x[v][t];
-      m[v] /= double(units.size());
-      means[v].push_back(m[v]);
+      double m = 0;
+      for (size_t t : members) m += s.x[v][t];
+      cluster_means[v].push_back(m / double(members.size()));
     }
-    for (size_t p = 0; p < pairs.size(); ++p) diffs[p].push_back(m[pairs[p].first] - m[pairs[p].second]);
   }
   json out = {{"values", json::object()}, {"differences", json::array()}};
-  auto mean_of = [&](size_t v) {
-    double sum = 0;
-    for (double x : s.x[v]) sum += x;
-    return n ? sum / double(n) : NAN;
-  };
-  for (size_t v = 0; v < V; ++v)
-    out["values"][s.values[v]] = {{"mean", finite_or_null(mean_of(v))}, {"ci95", percentile_interval(means[v])}};
-  for (size_t p = 0; p < pairs.size(); ++p) {
-    const auto [a, b] = pairs[p];
-    out["differences"].push_back({{"a", s.values[a]},
-                                  {"b", s.values[b]},
-                                  {"mean", finite_or_null(mean_of(a) - mean_of(b))},
-                                  {"ci95", percentile_interval(diffs[p])}});
-  }
+  for (size_t v = 0; v < V; ++v) out["values"][s.values[v]] = t_estimate(cluster_means[v]);
+  for (size_t a = 0; a < V; ++a)
+    for (size_t b = 0; b < a; ++b) {
+      std::vector<double> d(cluster_means[a].size());
+      for (size_t c = 0; c < d.size(); ++c) d[c] = cluster_means[a][c] - cluster_means[b][c];
+      json e = t_estimate(d);
+      out["differences"].push_back({{"a", s.values[a]}, {"b", s.values[b]}, {"mean", e["mean"]}, {"ci95", e["ci95"]}});
+    }
   return out;
 }
 
 }  // namespace
 
-json paired_comparisons(const json& suite_block, const json& recordings, int resamples) {
+json paired_comparisons(const json& suite_block, const json& recordings) {
   if (!suite_block.contains("compare") || suite_block.at("compare").is_null()) return nullptr;
   const json& cmp = suite_block.at("compare");
   const std::string axis = cmp.at("axis").get<std::string>(), recorder = cmp.at("recorder").get<std::string>();
   const json clusters_axis = cmp.at("clusters");
-  const uint64_t seed = suite_block.at("seed").get<uint64_t>();
   std::vector<std::string> order;
   for (const auto& v : suite_block.at("axes").at(axis)) order.push_back(v.get<std::string>());
   // group (the other axes) -> axis value -> its recording
@@ -98,17 +82,17 @@ json paired_comparisons(const json& suite_block, const json& recordings, int res
     groups[rest.dump()][r.at("axes").at(axis).get<std::string>()] = &r;
     group_axes[rest.dump()] = rest;
   }
-  json out = {{"axis", axis}, {"recorder", recorder}, {"clusters", clusters_axis}, {"resamples", resamples},
-              {"method", "two-stage percentile bootstrap (clusters with replacement, then episodes within them); pairs matched by trial"},
-              {"groups", json::array()}};
+  json out = {{"axis", axis}, {"recorder", recorder}, {"clusters", clusters_axis},
+              {"method", k_paired_method}, {"groups", json::array()}};
   for (const auto& [key, by_value] : groups) {
     series base;
     for (const auto& v : order)
       if (by_value.count(v)) base.values.push_back(v);
     if (base.values.size() < 2) continue;
     const json& rest = group_axes[key];
-    int64_t C = 1;
-    if (!clusters_axis.is_null()) {
+    int64_t C = 1;  // without a clusters axis every unit is its own cluster
+    const bool C_axis = !clusters_axis.is_null();
+    if (C_axis) {
       const std::string v = rest.at(clusters_axis.get<std::string>()).get<std::string>();
       if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || v == "0")
         throw input_error("/suite/compare/clusters", v, "expected an axis whose values are integers from 1 to 999999");
@@ -132,11 +116,12 @@ json paired_comparisons(const json& suite_block, const json& recordings, int res
           for (size_t v = 0; v < s.values.size(); ++v) s.x[v].push_back(by_value.at(s.values[v])->at("episodes").at(kind).at(it.key()).at(t).get<double>());
         }
         units = std::max<int64_t>(units, int64_t(s.x[0].size()));
-        const uint64_t mseed = seed ^ std::stoull(sha256_hex(key + "|" + kind + "|" + it.key()).substr(0, 16), nullptr, 16);
-        metrics[it.key()] = compare_metric(s, C, resamples, mseed);
+        metrics[it.key()] = compare_metric(s, C_axis ? C : std::max<int64_t>(1, int64_t(s.x[0].size())));
       }
       if (metrics.empty()) continue;
-      out["groups"].push_back({{"axes", rest}, {"kind", kind}, {"units", std::max<int64_t>(units, 0)}, {"clusters", C}, {"metrics", metrics}});
+      out["groups"].push_back({{"axes", rest}, {"kind", kind}, {"units", std::max<int64_t>(units, 0)},
+                               {"clusters", C_axis ? std::min(C, std::max<int64_t>(units, 0)) : std::max<int64_t>(units, 0)},
+                               {"metrics", metrics}});
     }
   }
   return out;
