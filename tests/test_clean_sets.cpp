@@ -82,6 +82,19 @@ TEST_F(CleanSets, ACellRunAloneGivesTheCleanSideItShares) {
   }
 }
 
+// A run killed after its first cell (the one that ran the set) and resumed
+// runs the set again in its first cell left, and gives the same cells.
+TEST_F(CleanSets, AResumedRunGivesTheSameCells) {
+  const std::string out = *dir_ + "/resumed.json";
+  const auto killed = run_cli("run " + *dir_ + "/s.json --scale smoke --quiet --stop-after-cells 1 --out " + out);
+  ASSERT_EQ(killed.code, 3) << killed.output;
+  const auto resumed = run_cli("run " + *dir_ + "/s.json --scale smoke --quiet --resume --out " + out);
+  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  const json a = read(*dir_ + "/shared.json"), b = read(out);
+  EXPECT_EQ(a["cells"], b["cells"]);
+  EXPECT_EQ(a["recordings"], b["recordings"]);
+}
+
 // show --brief and the report's summary count the set's 3 clean episodes once, not 3 x 3.
 TEST_F(CleanSets, ShowAndReportPoolASetOnce) {
   const auto show = run_cli("show --brief " + *dir_ + "/shared.json");
