@@ -13,28 +13,42 @@
 // is_unexpectedly_large ignores NaN/Inf, takes the maximum |value| of its
 // first num_samples (100) values as the reference, then rejects |value| >=
 // reference x threshold; the reference is never updated. validate_result
-// skips the job's first iteration (here: the first step this detector sees,
-// a warm-up step). Each rank runs its own checks and keeps its own references
-// (per_rank() blames the rank that fired).
+// skips the job's first iteration in validate_results mode (here: the first
+// step this detector sees, the first of the run's history). Each rank runs
+// its own checks and keeps its own references (per_rank() blames the rank
+// that fired).
 //
 // After a rejection, with rerun (--rerun-mode validate_results, the default
 // of megatron/training/config/resilience_config.py RerunStateMachineConfig),
-// the state machine labels it (RerunStateMachine.validate_result and
-// should_run_forward_backward; RerunDiagnostic): the step is rerun in place
-// (same GPU, state restored) and the rejected value compared with the first
-// (_compare_floats, tolerance 0: equal, or both NaN, is a match); a mismatch
-// is a TRANSIENT_ERROR. A match checkpoints and the job resumes on a
-// different GPU from the checkpoint, reruns the step and compares again: a
-// mismatch is a PERSISTENT_ERROR, a match a CORRECT_RESULT (the value was
-// right, a false alarm). Here the in-place rerun recomputes the rank's step
-// from its own replica on its device, and the resumed one from replica 0's
-// parameters (the checkpoint DP rank 0 writes) on the next rank's device,
-// (rank + 1) mod ranks (a different GPU: what the original checks before it
-// compares). Metric rerun_label: 0 correct, 1 transient, 2 persistent, for
-// the episode's first rejection until a later one is labelled. sdcbench's
-// episodes go on after the diagnosis, with the first run's values, so every
-// detector sees the same faulty trajectory (the original exits on a fatal
-// one and keeps the rerun's values on a non-fatal one).
+// the state machine reruns the step in place (same GPU, state restored) and
+// compares the rejected value with the first (_compare_floats: 0 when equal
+// or both NaN, a mismatch (Inf) when one alone is NaN or Inf, else the
+// relative difference |(a - b) / (a + b) x 2|; reproduced iff it is <= the
+// check's tolerance: 0 for the loss checks (pretrain_gpt.py loss_func), 0.001
+// for the grad checks (check_grads)). Not reproduced: a TRANSIENT_ERROR.
+// Then by the check's `fatal` flag (RerunStateMachine.validate_result,
+// should_run_forward_backward at d98e8a64):
+//   - fatal (NaN/Inf loss, NaN/Inf grads): reproduced in place, the job
+//     checkpoints and resumes on a different GPU from the checkpoint, reruns
+//     the step and compares again: a mismatch is a PERSISTENT_ERROR, a match
+//     a CORRECT_RESULT (the value was right, a false alarm); the job exits.
+//   - non-fatal (spiky loss, large grads): after the in-place rerun the job
+//     continues whatever it gave (continue_requested): a mismatch is logged
+//     as a possible transient error, a match as reproducible, and no rerun
+//     on another GPU follows, so no persistent or correct diagnosis exists.
+// Here the in-place rerun recomputes the rank's step from its own replica on
+// its device, and the resumed one from replica 0's parameters (the
+// checkpoint DP rank 0 writes) on the next rank's device, (rank + 1) mod
+// ranks (a different GPU: what the original checks before it compares).
+// Metric rerun_label: 0 correct, 1 transient, 2 persistent, 3 reproduced in
+// place and not diagnosed (non-fatal), for the episode's first rejection
+// until a later one is labelled. The named variant diagnose_non_fatal (off by
+// default; sdcbench's, not Megatron's) runs the second rerun for non-fatal
+// rejections too. sdcbench's episodes go on after the diagnosis, with the
+// first run's values, so every detector sees the same faulty trajectory (the
+// original exits on a fatal one and keeps the rerun's values on a non-fatal
+// one). With rerun off (--rerun-mode disabled) every check is evaluated from
+// the job's first iteration on (validate_result's DISABLED branch).
 // Score: the deciding check's |value| / (reference x factor) for a spike,
 // Inf for NaN/Inf (metric nonfinite_norms = 1: a non-finite detection); on a
 // step not rejected the larger ratio of the enabled spike checks, not_computed
@@ -69,8 +83,10 @@ struct large_value_tracker {
 
 class megatron_validation final : public training_detector {
  public:
-  megatron_validation(bool nan, bool spiky, double loss_factor, bool large, double grad_factor, int64_t samples, bool rerun)
-      : nan_(nan), spiky_(spiky), large_(large), rerun_(rerun), loss_factor_(loss_factor), grad_factor_(grad_factor) {
+  megatron_validation(bool nan, bool spiky, double loss_factor, bool large, double grad_factor, int64_t samples, bool rerun,
+                      double loss_tolerance, double grads_tolerance, bool diagnose_non_fatal)
+      : nan_(nan), spiky_(spiky), large_(large), rerun_(rerun), diagnose_non_fatal_(diagnose_non_fatal), loss_factor_(loss_factor),
+        grad_factor_(grad_factor), loss_tolerance_(loss_tolerance), grads_tolerance_(grads_tolerance) {
     loss_.samples = grads_.samples = samples;
   }
   nlohmann::json needs() const override { return {{"recompute", rerun_}}; }
@@ -97,13 +113,29 @@ class megatron_validation final : public training_detector {
   static double rejected_value(double code, double loss, const std::vector<float>& grads) {
     return code <= 3 ? loss : grad_norm(grads);
   }
-  static bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+  // _compare_floats (rerun_state_machine.py): 0 = match, Inf = mismatch, else
+  // the difference relative to the two values' mean. a = -b != 0, where the
+  // original divides by zero, is a mismatch here (losses and norms are >= 0).
+  static double compare_floats(double a, double b) {
+    if (a == b || (std::isnan(a) && std::isnan(b))) return 0;
+    if (std::isnan(a) != std::isnan(b) || std::isinf(a) != std::isinf(b)) return INFINITY;
+    if (a + b == 0) return INFINITY;
+    return std::fabs((a - b) / (a + b) * 2);
+  }
+  // Reproduced: the comparison is not above the tolerance (a NaN comparison,
+  // +Inf against -Inf, is not above it either, as in the original).
+  static bool reproduced(double a, double b, double tolerance) { return !(compare_floats(a, b) > tolerance); }
+  // Codes 1-3 are the loss checks, 4-6 the grad checks; 3 and 6 (the spike
+  // checks) are fatal=False in the original, the others fatal=True.
   double diagnose(const training_step& s, double code) {
+    const double tolerance = code <= 3 ? loss_tolerance_ : grads_tolerance_;
+    const bool fatal = code != 3 && code != 6;
     const double first = rejected_value(code, s.loss, s.grads);
     const recomputed_step in_place = s.recomputer->recompute(s.rank, s.rank, s.rank);
-    if (!same(rejected_value(code, in_place.loss, in_place.grads), first)) return 1;
+    if (!reproduced(first, rejected_value(code, in_place.loss, in_place.grads), tolerance)) return 1;
+    if (!fatal && !diagnose_non_fatal_) return 3;  // continue_requested: no rerun on another GPU
     const recomputed_step resumed = s.recomputer->recompute(s.rank, 0, (s.rank + 1) % ranks_);
-    return same(rejected_value(code, resumed.loss, resumed.grads), first) ? 0 : 2;
+    return reproduced(first, rejected_value(code, resumed.loss, resumed.grads), tolerance) ? 0 : 2;
   }
   verdict validate(const training_step& s) {
     verdict v;  // score not computed until a ratio is
@@ -112,7 +144,7 @@ class megatron_validation final : public training_detector {
     // function on every initial run after the first iteration).
     const bool first = first_;
     first_ = false;
-    if (first) return v;
+    if (first && rerun_) return v;  // first_iteration_complete (validate_results mode only)
     // In order; after a rejection the step's later checks are not evaluated
     // (validate_result only rejects while no rerun is requested).
     auto reject = [&](double score, double code, bool nonfinite) {
@@ -132,10 +164,10 @@ class megatron_validation final : public training_detector {
     return v;
   }
 
-  bool nan_, spiky_, large_, rerun_;
+  bool nan_, spiky_, large_, rerun_, diagnose_non_fatal_;
   int ranks_ = 1;
   double label_ = std::nan("");
-  double loss_factor_, grad_factor_;
+  double loss_factor_, grad_factor_, loss_tolerance_, grads_tolerance_;
   large_value_tracker loss_, grads_;
   bool first_ = true;
 };
@@ -151,15 +183,23 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::training, "megatron_validation",
                              {"large_grads_factor", param_spec::type::number, 10.0, "is_unexpectedly_large's threshold for grads (Megatron: 10)", {}},
                              {"num_samples", param_spec::type::integer, 100, "values that set the reference maximum (Megatron: 100)", {}},
                              {"rerun", param_spec::type::boolean, true,
-                              "label each rejection by rerunning the step in place, then from replica 0's state on the next rank "
-                              "(--rerun-mode validate_results); metric rerun_label 0 correct, 1 transient, 2 persistent", {}}},
+                              "label each rejection by rerunning the step in place, then (fatal checks) from replica 0's state on the "
+                              "next rank (--rerun-mode validate_results; false: disabled); metric rerun_label 0 correct, 1 transient, "
+                              "2 persistent, 3 reproduced in place, not diagnosed (non-fatal)", {}},
+                             {"loss_tolerance", param_spec::type::number, 0.0, "the loss checks' rerun tolerance (Megatron: 0)", {}},
+                             {"grads_tolerance", param_spec::type::number, 0.001, "the grad checks' rerun tolerance (Megatron: 0.001)", {}},
+                             {"diagnose_non_fatal", param_spec::type::boolean, false,
+                              "named variant (sdcbench's): rerun a reproduced non-fatal rejection on another GPU too, as a fatal one "
+                              "(Megatron: off, the job continues)", {}}},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
-                              if (!(p.number("spiky_loss_factor") > 0) || !(p.number("large_grads_factor") > 0) || p.integer("num_samples") < 1)
-                                throw value_error("megatron_validation: expected factors > 0 and num_samples >= 1");
+                              if (!(p.number("spiky_loss_factor") > 0) || !(p.number("large_grads_factor") > 0) || p.integer("num_samples") < 1 ||
+                                  !(p.number("loss_tolerance") >= 0) || !(p.number("grads_tolerance") >= 0))
+                                throw value_error("megatron_validation: expected factors > 0, tolerances >= 0 and num_samples >= 1");
                               return std::make_unique<megatron_validation>(p.boolean("check_nan"), p.boolean("check_spiky_loss"),
                                                                           p.number("spiky_loss_factor"), p.boolean("check_large_grads"),
                                                                           p.number("large_grads_factor"), p.integer("num_samples"),
-                                                                          p.boolean("rerun"));
+                                                                          p.boolean("rerun"), p.number("loss_tolerance"),
+                                                                          p.number("grads_tolerance"), p.boolean("diagnose_non_fatal"));
                             }});
 
 }  // namespace

@@ -1,9 +1,11 @@
 // The checks that recompute a step, on hand-made steps whose recomputations
 // are scripted, where the original's behaviour is known: Megatron-LM's rerun
-// state machine (RerunStateMachine.validate_result: a rejected result not
-// reproduced in place is a transient error; reproduced in place but not on
-// another GPU from the checkpoint, a persistent error; reproduced there too,
-// a correct result; tolerance 0, and NaN equals NaN) and torchtitan's SDC
+// state machine (RerunStateMachine.validate_result at d98e8a64: a rejected
+// result not reproduced in place is a transient error; a fatal one reproduced
+// in place but not on another GPU from the checkpoint, a persistent error;
+// reproduced there too, a correct result; a non-fatal one reproduced in place
+// continues undiagnosed; _compare_floats relative to the mean, tolerance 0
+// for the loss and 0.001 for the grads, NaN equals NaN) and torchtitan's SDC
 // replay (SDCReplayer: the first num_steps steps after a restart, or every
 // step with -1; any replay whose loss or gradient digest differs flags, naming
 // the rank), with our peer variant's majority blame.
@@ -101,33 +103,92 @@ TEST(MegatronRerun, ReproducedOnAnotherDeviceIsACorrectResult) {
   EXPECT_EQ(metric(megatron_after(rc, std::nan("")), "rerun_label"), 0);
 }
 
-TEST(MegatronRerun, TheRerunComparesTheRejectedValueExactly) {
-  // A spike rejected on the grad norm: an in-place rerun whose norm differs
-  // in the last bit is not a reproduction (tolerance 0).
+// Large grads (check_grads: fatal=False, tolerance=0.001) on rank 1 at step
+// 2, the reference 2 (num_samples 1: step 1's norm); the in-place rerun's
+// rank-1 gradients are `again`. Returns the verdict and the recompute calls.
+std::pair<verdict, size_t> large_grads_after(const std::vector<float>& first, const std::vector<float>& again, const json& extra = {}) {
   const training_layout l = layout();
   scripted_recomputer rc;
-  std::vector<float> big(4, 1e3f);
-  rc.answers[{1, 1, 1}] = {2.0, big};
-  rc.answers[{1, 1, 1}].grads[0] = std::nextafter(1e3f, 2e3f);
-  auto d = make("megatron_validation", {{"check_large_grads", true}, {"num_samples", 1}});
+  rc.answers[{1, 1, 1}] = {2.0, again};
+  json params = {{"check_large_grads", true}, {"num_samples", 1}};
+  for (const auto& [k, v] : extra.items()) params[k] = v;
+  auto d = make("megatron_validation", params);
   episode_context ctx;
   ctx.ranks = 4;
   d->reset(ctx);
   d->observe(ptrs(steps(0, &rc, l)));  // the first iteration: not validated
   d->observe(ptrs(steps(1, &rc, l)));  // the reference: 2 (norm of four ones)
   auto s = steps(2, &rc, l);
-  s[1].grads = big;
+  s[1].grads = first;
   const verdict v = d->observe(ptrs(s));
   EXPECT_TRUE(v.flagged);
   EXPECT_EQ(metric(v, "rejected_by"), 6);
+  return {v, rc.calls.size()};
+}
+
+// _compare_floats: |(a - b) / (a + b) x 2| against the tolerance, relative to
+// the two values' mean (not to the first): norms 1000 and 1001.0004 differ by
+// 0.09999 % of their mean (reproduced) but 0.10004 % of the first.
+TEST(MegatronRerun, AGradNormWithinATenthOfAPercentOfTheMeanOnTheRerunMatches) {
+  const std::vector<float> first(4, 500.0f), close(4, 500.5002f), far(4, 500.6f);
+  const auto [v, calls] = large_grads_after(first, close);
+  EXPECT_EQ(metric(v, "rerun_label"), 3);  // reproduced; large grads are non-fatal: no rerun elsewhere
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(metric(large_grads_after(first, far).first, "rerun_label"), 1);  // 0.12 %: a transient error
+}
+
+// A non-fatal rejection reproduced in place continues (continue_requested):
+// no rerun on another GPU, so no persistent or correct diagnosis; the named
+// variant diagnose_non_fatal runs it as for a fatal one.
+TEST(MegatronRerun, ANonFatalSpikeThatReproducesContinuesUndiagnosed) {
+  const std::vector<float> big(4, 1e3f);
+  const auto [v, calls] = large_grads_after(big, big);
+  EXPECT_EQ(metric(v, "rerun_label"), 3);
+  EXPECT_EQ(calls, 1u);
+  const auto [w, calls2] = large_grads_after(big, big, {{"diagnose_non_fatal", true}});
+  EXPECT_EQ(metric(w, "rerun_label"), 2);  // the resumed rerun elsewhere is clean (norm 2, not 2000): persistent
+  EXPECT_EQ(calls2, 2u);
+}
+
+// The loss checks compare with tolerance 0: a spiky loss whose rerun differs
+// in the last bit is not reproduced.
+TEST(MegatronRerun, TheLossChecksCompareExactly) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  rc.answers[{1, 1, 1}] = {std::nextafter(200.0, 300.0), std::vector<float>(4, 1.0f)};
+  auto d = make("megatron_validation", {{"check_spiky_loss", true}, {"num_samples", 1}});
+  episode_context ctx;
+  ctx.ranks = 4;
+  d->reset(ctx);
+  d->observe(ptrs(steps(0, &rc, l)));
+  d->observe(ptrs(steps(1, &rc, l)));  // the loss reference: 2
+  auto s = steps(2, &rc, l);
+  s[1].loss = 200.0;
+  const verdict v = d->observe(ptrs(s));
+  EXPECT_EQ(metric(v, "rejected_by"), 3);
   EXPECT_EQ(metric(v, "rerun_label"), 1);
-  // Without rerun the label is not computed.
-  auto off = make("megatron_validation", {{"check_large_grads", true}, {"num_samples", 1}, {"rerun", false}});
+}
+
+// validate_result skips the job's first iteration in validate_results mode
+// (first_iteration_complete) but not with --rerun-mode disabled; without
+// rerun no label is computed.
+TEST(MegatronRerun, TheFirstIterationIsValidatedOnlyWithRerunDisabled) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  auto s = steps(0, &rc, l);
+  s[1].loss = std::nan("");
+  episode_context ctx;
+  ctx.ranks = 4;
+  auto on = make("megatron_validation", json::object());
+  on->reset(ctx);
+  EXPECT_FALSE(on->observe(ptrs(s)).flagged);
+  auto off = make("megatron_validation", {{"rerun", false}});
   EXPECT_EQ(off->needs().value("recompute", true), false);
   off->reset(ctx);
-  off->observe(ptrs(steps(0, &rc, l)));
-  off->observe(ptrs(steps(1, &rc, l)));
-  EXPECT_TRUE(std::isnan(metric(off->observe(ptrs(s)), "rerun_label")));
+  const verdict v = off->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_TRUE(std::isnan(metric(v, "rerun_label")));
+  EXPECT_TRUE(rc.calls.empty());
 }
 
 TEST(SdcReplay, DefaultsCheckOnlyTheFirstStepAfterARestart) {

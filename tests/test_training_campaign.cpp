@@ -163,9 +163,11 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
 }
 
 // Fault lifetimes reach the checks that recompute a step: Megatron's rerun
-// labels a transient gradient fault transient and a permanent one (a flipped
-// or a stuck bit that recurs) persistent (a weight fault, transient but held
-// in rank 1's replica, reproduces in place and not from replica 0's
+// (large grads, a non-fatal check) labels a transient gradient fault
+// transient and leaves a reproduced one undiagnosed (3: the job continues);
+// with the named variant diagnose_non_fatal it labels a permanent one (a
+// flipped or a stuck bit that recurs) persistent (a weight fault, transient
+// but held in rank 1's replica, reproduces in place and not from replica 0's
 // checkpoint: persistent, against its lifetime; a stuck weight cell likewise,
 // and rightly);
 // torchtitan's in-place replay catches the transient fault and not the
@@ -175,7 +177,9 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
       "lifetimes",
       {{"site", {"grad:all", "weight:all"}}, {"fault", {"bitflip", "stuck_at_1"}}, {"bit", {"exp1"}},
        {"lifetime", {"transient", "permanent", "intermittent(0,1)"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
-      json::array({{{"name", "megatron_validation"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
+      json::array({{{"name", "megatron_validation"},
+                    {"params", {{"check_large_grads", true}, {"num_samples", 16}, {"diagnose_non_fatal", true}}}},
+                   {{"name", "megatron_validation"}, {"label", "megatron"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
                    {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
                    {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}}));
   ASSERT_FALSE(j.is_null());
@@ -214,6 +218,18 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
     // Scored against the injected lifetime: right unless a transient fault sits in state.
     const bool state_transient = std::string(e.site) == "weight:all" && std::string(e.life) == "transient";
     EXPECT_EQ(m["workload_metrics"]["faulty.attribution_right.mean"], state_transient ? 0.0 : 1.0) << at;
+    // As Megatron runs it: the same rejections; a large-grads one (code 6,
+    // non-fatal) reproduced in place gets no diagnosis (3), a NaN/Inf one
+    // (fatal) the same as above.
+    const auto& o = cell(e.site, e.life, "megatron");
+    EXPECT_EQ(o["faulty"]["outcomes"], m["faulty"]["outcomes"]) << at;
+    for (const char* q : {"max", "median"}) {
+      const bool non_fatal = m["metrics"][std::string("faulty.rejected_by.") + q] == 6.0;
+      EXPECT_EQ(o["metrics"][std::string("faulty.rerun_label.") + q], e.label == 2 && non_fatal ? 3.0 : e.label) << at << " " << q;
+    }
+    const bool undiagnosed = o["metrics"]["faulty.rerun_label.max"] == 3.0 && o["metrics"]["faulty.rerun_label.median"] == 3.0;
+    if (!undiagnosed) EXPECT_EQ(o["workload_metrics"]["faulty.attribution_right.mean"], m["workload_metrics"]["faulty.attribution_right.mean"]) << at;
+    else if (e.label == 2) EXPECT_FALSE(o["workload_metrics"].contains("faulty.attribution_right.mean")) << at;  // judged by nobody
     EXPECT_EQ(cell(e.site, e.life, "sdc_replay")["faulty"]["detected"], e.in_place) << at;
     const auto& peer = cell(e.site, e.life, "peer")["faulty"];
     EXPECT_EQ(peer["detected"], 4) << at;

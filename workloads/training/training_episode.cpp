@@ -110,13 +110,14 @@ class training_runner final : public episode_runner, public step_observer, publi
     work_.add(step_need::recompute, seconds_since(t0));
   }
   // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
-  // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic)
+  // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic; 3,
+  // reproduced in place and not diagnosed, is judged by nobody)
   // against what was injected: a clean episode's alarm is a correct result,
   // a transient fault transient, a recurring one (permanent, intermittent:
   // a device's) persistent.
   void judge(const verdict& v, trial_kind kind, metric_list& out) override {
     for (const auto& [name, label] : v.metrics)
-      if (name == "rerun_label" && !std::isnan(label)) {
+      if (name == "rerun_label" && !std::isnan(label) && label <= 2) {  // 3: reproduced, not diagnosed
         const double truth = kind == trial_kind::clean ? 0 : g_.lifetime.recurs() ? 2 : 1;  // a recurring fault is a device's
         out.emplace_back("attribution_right", label == truth ? 1.0 : 0.0);
       }
