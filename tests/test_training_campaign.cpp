@@ -274,6 +274,7 @@ TEST(TrainingCampaign, TheFourTrainingSuitesRunAtSmokeScale) {
   ASSERT_EQ(c002["comparisons"]["groups"].size(), 2u);
   for (const auto& g : c002["comparisons"]["groups"]) {
     EXPECT_EQ(g["units"], 3);  // one episode per fork at smoke scale
+    EXPECT_EQ(g["clusters"], 3);  // the forks: Student's t on 2 degrees of freedom
     EXPECT_EQ(g["metrics"]["loss_std_p50"]["differences"].size(), 3u);
   }
   json edited = c002;  // validate recomputes the comparisons from the episodes
