@@ -1,13 +1,18 @@
 // Bitwise hashes of the replicated parameters across data-parallel ranks,
 // after the optimizer step: Megatron-LM's
 // megatron/core/utils.py check_param_hashes_across_dp_replicas (called from
-// megatron/training/training.py every --check-param-hashes-across-dp-replicas-interval
-// iterations, `iteration % interval == 0`). Each rank hashes every parameter's
-// fp32 bytes with SHA-1, the hashes are all-gathered, and each rank compares
-// its own with DP replica 0's, logging the parameters that differ. Any
-// divergence of a replica shows, wherever it came from: a fault after the
-// all-reduce (a reduced bucket, an optimizer moment, a weight) that every
-// check before the collective misses.
+// megatron/training/training.py post_training_step_callbacks every
+// --check-weight-hash-across-dp-replicas-interval iterations, at d98e8a64).
+// Each rank hashes every parameter's param.data, upcast to fp32, with SHA-1
+// (hashlib.sha1(param.data.to("cpu").float().numpy())): the model copy the
+// forward uses, bf16 under --bf16, not the fp32 master weights the optimizer
+// keeps; the hashes are all-gathered, and each rank compares its own with DP
+// replica 0's (cross_check: with every replica). Any divergence of the model
+// copies shows, wherever it came from: a fault after the all-reduce (a
+// reduced bucket, an optimizer moment, a weight) that every check before the
+// collective misses, once it reaches the bf16 copy. `copy: master` (a named
+// variant, ours) hashes the fp32 master weights instead, which also shows a
+// divergence below bf16's precision.
 //
 // Blame (the verdict's rank): the original only says which ranks differ from
 // replica 0; `blame: replica0` (default) blames the lowest such rank, which is
@@ -26,20 +31,20 @@ namespace {
 
 class param_hash final : public episode_detector {
  public:
-  param_hash(int64_t interval, bool majority) : interval_(interval), majority_(majority) {}
+  param_hash(int64_t interval, bool majority, bool master) : interval_(interval), majority_(majority), master_(master) {}
   void reset(const episode_context&) override {}
-  nlohmann::json needs() const override { return {{"param_hashes", true}}; }
+  nlohmann::json needs() const override { return {{"param_hashes", true}, {"param_copy", master_ ? "master" : "model"}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;  // score and metrics not computed unless the step is checked
     const std::vector<const training_step*> s = training_steps(views);
-    if (s.empty() || s[0]->param_sha1.empty() || s[0]->step % interval_ != 0) return v;
+    if (s.empty() || hashes(*s[0]).empty() || s[0]->step % interval_ != 0) return v;
     int differing = 0, first = -1;
     int64_t params = 0;
     for (size_t r = 1; r < s.size(); ++r) {
       bool differs = false;
-      for (size_t i = 0; i < s[r]->param_sha1.size() && i < s[0]->param_sha1.size(); ++i)
-        if (s[r]->param_sha1[i] != s[0]->param_sha1[i]) differs = true, ++params;
+      for (size_t i = 0; i < hashes(*s[r]).size() && i < hashes(*s[0]).size(); ++i)
+        if (hashes(*s[r])[i] != hashes(*s[0])[i]) differs = true, ++params;
       if (differs) ++differing, first = first < 0 ? int(r) : first;
     }
     v.flagged = differing > 0;
@@ -50,10 +55,11 @@ class param_hash final : public episode_detector {
   }
 
  private:
+  const std::vector<std::string>& hashes(const training_step& s) const { return master_ ? s.param_sha1 : s.param_sha1_model; }
   // The single rank outside the largest group of identical replicas, or -1.
-  static int minority_rank(const std::vector<const training_step*>& s) {
+  int minority_rank(const std::vector<const training_step*>& s) const {
     std::map<std::vector<std::string>, std::vector<int>> groups;
-    for (size_t r = 0; r < s.size(); ++r) groups[s[r]->param_sha1].push_back(int(r));
+    for (size_t r = 0; r < s.size(); ++r) groups[hashes(*s[r])].push_back(int(r));
     size_t largest = 0, ties = 0;
     for (const auto& [h, ranks] : groups) {
       if (ranks.size() > largest) largest = ranks.size(), ties = 1;
@@ -66,7 +72,7 @@ class param_hash final : public episode_detector {
   }
 
   int64_t interval_;
-  bool majority_;
+  bool majority_, master_;
 };
 
 SDCBENCH_REGISTER_DETECTOR({view_kind::training, "param_hash",
@@ -75,7 +81,11 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::training, "param_hash",
                             {{"interval", param_spec::type::integer, 1, "check at steps where step % interval == 0", {}},
                              {"blame", param_spec::type::choice, "replica0",
                               "replica0 (the lowest rank differing from replica 0, the original's report) or majority (named variant: the one rank outside the largest group)",
-                              {"replica0", "majority"}}},
+                              {"replica0", "majority"}},
+                             {"copy", param_spec::type::choice, "model",
+                              "model (the copy the forward uses, bf16 under bf16 precision: Megatron's param.data) or master (named "
+                              "variant: the fp32 master weights)",
+                              {"model", "master"}}},
                             [](const detector_params&, const detector_context&) -> std::unique_ptr<detector> {
                               throw std::logic_error("param_hash sees every rank at once: use make_episode");
                             },
@@ -83,7 +93,8 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::training, "param_hash",
                             {},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<episode_detector> {
                               if (p.integer("interval") < 1) throw value_error("param_hash: interval: expected an integer >= 1");
-                              return std::make_unique<param_hash>(p.integer("interval"), p.choice("blame") == "majority");
+                              return std::make_unique<param_hash>(p.integer("interval"), p.choice("blame") == "majority",
+                                                                  p.choice("copy") == "master");
                             }});
 
 }  // namespace

@@ -24,14 +24,20 @@ std::unique_ptr<episode_detector> make(const std::string& name, const json& para
   return testing::make_training_detector(name, params);
 }
 
-// Four ranks' steps whose parameters hash like `params` (one vector of floats per rank).
+// Four ranks' steps whose parameters hash like `params` (one vector of floats
+// per rank), the model copy and the master weights alike (fp32 precision).
 std::vector<training_step> hashed(const std::vector<std::vector<float>>& params, int64_t step) {
   std::vector<training_step> s(params.size());
   for (size_t r = 0; r < params.size(); ++r) {
     s[r].rank = int(r), s[r].step = step;
     s[r].param_sha1 = {sha1_hex(params[r].data(), params[r].size() * sizeof(float)), sha1_hex("bias", 4)};
+    s[r].param_sha1_model = s[r].param_sha1;
   }
   return s;
+}
+
+void drop_hashes(std::vector<training_step>& s) {
+  for (auto& x : s) x.param_sha1.clear(), x.param_sha1_model.clear();
 }
 
 using testing::ptrs;
@@ -75,8 +81,17 @@ TEST(ParamHash, OneChangedWeightBitOnOneRankChangesItsHash) {
   EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
   s = hashed(p, 4);
   EXPECT_TRUE(every2->observe(ptrs(s)).flagged);
-  for (auto& x : s) x.param_sha1.clear();
+  drop_hashes(s);
   EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
+  // The model copy by default (Megatron's param.data), the master weights as the named variant.
+  auto master = make("param_hash", {{"copy", "master"}});
+  EXPECT_EQ(master->needs()["param_copy"], "master");
+  EXPECT_EQ(d->needs()["param_copy"], "model");
+  master->reset({});
+  s = hashed(p, 0);
+  for (auto& x : s) x.param_sha1_model = s[0].param_sha1_model;  // the copies agree; the masters do not
+  EXPECT_FALSE(d->observe(ptrs(s)).flagged);
+  EXPECT_TRUE(master->observe(ptrs(s)).flagged);
 }
 
 // One rank's steps with these losses and a gradient of this norm.
@@ -216,7 +231,7 @@ TEST(ParamHash, AStepNotCheckedHasNoScore) {
   v = d->observe(ptrs(s));
   EXPECT_FALSE(v.flagged);
   EXPECT_EQ(v.score, 0) << "checked: no rank differs";
-  for (auto& x : s) x.param_sha1.clear();  // a warm-up step: no hashes
+  drop_hashes(s);  // a warm-up step: no hashes
   EXPECT_TRUE(is_not_computed(d->observe(ptrs(s)).score));
 }
 

@@ -105,11 +105,16 @@ class training_step final : public step_view {
   double reduced_grad_norm = std::numeric_limits<double>::quiet_NaN();
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
-  // After the optimizer step, when a detector asks ({"param_hashes": true}):
-  // the SHA-1 of each parameter's fp32 bytes on this rank, parameter order
-  // (what Megatron's check_param_hashes_across_dp_replicas compares); empty
-  // on the warm-up steps a detector is shown before the episode.
+  // After the optimizer step, when a detector asks ({"param_hashes": true,
+  // "param_copy": "master" or "model"}): the SHA-1 of each parameter on this
+  // rank, parameter order, of its fp32 master weights (param_sha1) or of the
+  // model copy the forward uses (param_sha1_model: under bf16 precision the
+  // master rounded to bf16, hashed upcast to fp32, what Megatron's
+  // check_param_hashes_across_dp_replicas hashes as param.data.float() under
+  // --bf16; under fp32 the master); empty on the warm-up steps a detector is
+  // shown before the episode, and for a copy nobody asked for.
   std::vector<std::string> param_sha1;
+  std::vector<std::string> param_sha1_model;
   step_recomputer* recomputer = nullptr;
   // On the views detectors encode before each step, when a detector asks
   // ({"gemm_guard": true}): where it arms its gemm_guard. Null elsewhere.

@@ -36,6 +36,7 @@ class training_runner final : public episode_runner, public step_observer, publi
         guards_(work_.any(step_need::gemm_guard) ? size_t(fork_->config.dp.ranks) : 0),
         record_gemms_(work_.any(step_need::gemms)),
         hash_params_(work_.any(step_need::param_hashes)),
+        hash_copies_(param_copies(needs)),
         recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime,
                    plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
                    work_.any(step_need::recompute)) {
@@ -171,16 +172,29 @@ class training_runner final : public episode_runner, public step_observer, publi
     sites_.reduced(s, r, b);
     views_[size_t(r)].reduced_grad_norm = norm_of(b);
   }
-  // After the optimizer step: each replica's parameter hashes, when asked.
+  // After the optimizer step: each replica's parameter hashes, when asked,
+  // of the copies asked for (training_view.hpp: the fp32 master weights, and
+  // the model copy: bf16 under bf16 precision, hashed upcast to fp32 as
+  // Megatron's check_param_hashes_across_dp_replicas hashes param.data).
   void step_ends(int64_t, const std::vector<replica>& reps) override {
     if (!hash_params_) return;
     const auto t0 = clock_type::now();
+    const bool bf16 = fork_->config.model.bf16;
     for (size_t r = 0; r < reps.size(); ++r) {
-      auto& h = views_[r].param_sha1;
-      h.clear();
+      auto& master = views_[r].param_sha1;
+      auto& model = views_[r].param_sha1_model;
+      master.clear(), model.clear();
       for (const auto& t : reps[r].params.tensors) {
         const torch::Tensor f = t.detach().to(torch::kFloat).contiguous();
-        h.push_back(sha1_hex(f.data_ptr<float>(), size_t(f.numel()) * sizeof(float)));
+        const std::string h = sha1_hex(f.data_ptr<float>(), size_t(f.numel()) * sizeof(float));
+        if (hash_copies_.master) master.push_back(h);
+        if (!hash_copies_.model) continue;
+        if (!bf16) {
+          model.push_back(h);
+          continue;
+        }
+        const torch::Tensor m = t.detach().to(torch::kBFloat16).to(torch::kFloat).contiguous();
+        model.push_back(sha1_hex(m.data_ptr<float>(), size_t(m.numel()) * sizeof(float)));
       }
     }
     work_.add(step_need::param_hashes, seconds_since(t0));
@@ -203,6 +217,17 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
   bool record_gemms_, hash_params_;  // work_.any(gemms), work_.any(param_hashes)
+  // Which copies the detectors that ask for hashes name ({"param_copy": "model" or "master"}).
+  struct copies {
+    bool model = false, master = false;
+  };
+  static copies param_copies(const std::vector<nlohmann::json>& needs) {
+    copies c;
+    for (const auto& n : needs)
+      if (n.value("param_hashes", false)) (n.value("param_copy", "model") == "master" ? c.master : c.model) = true;
+    return c;
+  }
+  copies hash_copies_;
   recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
