@@ -11,7 +11,12 @@
 // The loss it reads is the mean of the ranks' losses (the logged global-batch
 // loss); the gradient norm is the one a framework logs, rank `log_rank`'s
 // norm of its own copy of the reduced gradient (training_step::reduced_grad_norm).
-// A global curve names no rank. Defaults are the original's: 128 values, 6
+// A global curve names no rank. What a spike does is ours: the original
+// (at OLMo-core fa6c5014) logs it at debug level and records the metrics
+// spike/SpikeScore (spikes per 10000 steps) and spike/SpikeScore (total),
+// and raises nothing; here a spike flags the step, a detection, so that the
+// rule can be scored beside the checks that act (every report names it
+// "alarm ours"). Defaults are the original's: 128 values, 6
 // standard deviations; our warm-up (20 steps) then never fills the window, so
 // suites set `window_size`. Score = the larger of (value - mean) / (threshold_std
 // x std) over the two curves; a curve has none (not_computed) before its
@@ -79,8 +84,9 @@ class stability_monitor final : public episode_detector {
 };
 
 SDCBENCH_REGISTER_DETECTOR({view_kind::training, "stability_monitor",
-                            "OLMo-core's StabilityMonitorCallback: the mean loss or the logged global grad norm above mean + "
-                            "threshold_std x std of its last window_size values (names no rank)",
+                            "OLMo-core's StabilityMonitorCallback rule, alarm ours (the original records a spike rate and raises "
+                            "nothing): the mean loss or the logged global grad norm above mean + threshold_std x std of its last "
+                            "window_size values (names no rank)",
                             {{"window_size", param_spec::type::integer, 128, "values the mean and std are taken over (OLMo-core: 128)", {}},
                              {"threshold_std", param_spec::type::number, 6.0, "standard deviations above the mean (OLMo-core: 6)", {}},
                              {"log_rank", param_spec::type::integer, 0, "the rank whose grad norm is logged", {}}},
