@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "foundation/formats/format.hpp"
+
 namespace sdc::silent {
 
 std::string feature_value_params::invalid() const {
@@ -59,7 +61,8 @@ std::string silent_check_v3_params::invalid() const {
 // copied from the first value by InplaceCopy, step starting at 0).
 silent_check_v3_step silent_check_v3_state::observe(double v) {
   silent_check_v3_step s;
-  const float x = float(v);
+  auto held = [&](float f) { return p_.bf16_state ? float(round_to(bf16(), f)) : f; };
+  const float x = held(float(v));
   if (first_) avg_ = x, first_ = false;
   s.value = v, s.avg_before = avg_, s.step_before = step_;
   const float beta = float(p_.beta1);
@@ -67,7 +70,7 @@ silent_check_v3_step silent_check_v3_state::observe(double v) {
   s.bound = bound;
   if (std::isnan(x) || std::isinf(x) || x > bound * float(p_.thresh_l1)) s.level = 1;
   else if (x > bound * float(p_.thresh_l2)) s.level = 2;
-  avg_ = beta * avg_ + (1.0f - beta) * x;  // npuAsdDetect = 1: updated at every level
+  avg_ = held(beta * avg_ + (1.0f - beta) * x);  // npuAsdDetect = 1: updated at every level
   ++step_;
   s.avg = avg_;
   return s;

@@ -69,6 +69,12 @@ class feature_value_state {
 
 struct silent_check_v3_params {
   double thresh_l1 = 1e6, thresh_l2 = 1e4, beta1 = 0.99;
+  // The value and the average held in bf16, the gradient's dtype: the
+  // originals keep val, square and avg in the dtype of the gradient they
+  // check (MindSpore ascend_silent_check.cc, the avg tensor made with
+  // input_grad->data_type(); torch_npu 7.0.0 ProcessGroupHCCL::silenceCheck).
+  // Our reading: computed in fp32, each stored value rounded to bf16.
+  bool bf16_state = false;
   std::string invalid() const;
 };
 

@@ -172,6 +172,19 @@ TEST(SilentCheckV3, FirstValueBiasCorrectionAndLevels) {
   EXPECT_EQ(u.observe(1e30).level, 0);  // the average took the NaN (updated at every level): blind since
 }
 
+// The originals hold the value and the average in the gradient's dtype: in
+// bf16 (8 significant bits, a spacing of 2^-7 at 1) the update of an average
+// of 1 by a value of 1.3 (held as 1.296875) gives 1.00297, which rounds back
+// to 1: absorbed; in fp32 it is kept (1.003).
+TEST(SilentCheckV3, ABf16StateAbsorbsSmallUpdates) {
+  silent_check_v3_params p;
+  p.bf16_state = true;
+  silent_check_v3_state b(p), f;
+  b.observe(1), f.observe(1);
+  EXPECT_EQ(b.observe(1.3).avg, 1.0);
+  EXPECT_NEAR(f.observe(1.3).avg, 1.003, 1e-6);
+}
+
 // C = A B rounded to bf16, from bf16-representable inputs.
 struct product {
   int64_t m, k, n;

@@ -103,6 +103,9 @@ class training_step final : public step_view {
   // fault in it), in fp64: what its optimizer clips and a framework logs as
   // the global grad norm.
   double reduced_grad_norm = std::numeric_limits<double>::quiet_NaN();
+  // The bucket this rank hands the all-reduce holds bf16 (the configuration's
+  // "buckets": "bf16"), the dtype a check on it keeps its state in.
+  bool bucket_bf16 = false;
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
   // After the optimizer step, when a detector asks ({"param_hashes": true,

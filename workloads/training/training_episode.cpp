@@ -52,6 +52,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     fork_ = fork_for(g_.config_path, g_.warmup, fork_index_);
     dp_ = fork_->config.dp;
     if (g_.policy) dp_.policy = *g_.policy;  // the cell's seed policy from the fork on
+    for (auto& v : views_) v.bucket_bf16 = dp_.bf16_buckets;
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
