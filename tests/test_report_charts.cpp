@@ -157,3 +157,28 @@ TEST(ReportCharts, FacetGridGetsPlaceholdersForEmptyPanels) {
 }
 
 }  // namespace
+
+// The trajectory chart's facets: a cell whose every label's median loss
+// excess is null draws no curve, and gets no band either (a facet of bands
+// alone has no extent on the excess axis: the SVG renderer fails on it).
+TEST(ReportCharts, TrajectoryFacetsWithoutACurveGetNoBand) {
+  std::ifstream in(std::string(SDCBENCH_TEST_DATA) + "/../results/quick_training-full.json");
+  json r = json::parse(in);
+  int64_t blanked = -1;
+  for (auto& c : r["cells"]) {
+    if (!c.contains("workload_series")) continue;
+    if (blanked < 0) blanked = c["cell"].get<int64_t>();
+    if (c["cell"].get<int64_t>() != blanked) continue;
+    for (auto& s : c["workload_series"])
+      if (s["name"].get<std::string>().starts_with("loss_excess/") && s["faulty"].is_object())
+        for (auto& m : s["faulty"]["median"]) m = nullptr;
+  }
+  ASSERT_GE(blanked, 0);
+  const auto charts = by_id(sdc::charts_of(r, "q"));
+  ASSERT_TRUE(charts.count("q-trajectories"));
+  std::set<std::string> with_lines, with_bands;
+  for (const auto& row : charts.at("q-trajectories").spec["data"]["values"])
+    (row.contains("excess") ? with_lines : with_bands).insert(row["cell"].get<std::string>());
+  EXPECT_FALSE(with_lines.empty());
+  for (const auto& c : with_bands) EXPECT_TRUE(with_lines.count(c)) << c << ": a band without a curve";
+}

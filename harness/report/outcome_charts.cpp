@@ -36,6 +36,7 @@ void trajectory_chart(const json& r, const std::string& id, const std::vector<co
   json lines = json::array(), band = json::array();
   for (const auto* c : cells) {
     const std::string cell = joined_axes(*c, varying_axes(r));
+    const size_t lines_before = lines.size();
     for (const auto& label : k_labels) {
       const int64_t n = (*c)["by_label"][label]["trials"];
       const json* s = series_named(*c, "loss_excess/" + label);
@@ -46,6 +47,9 @@ void trajectory_chart(const json& r, const std::string& id, const std::vector<co
           lines.push_back({{"cell", cell}, {"step", int(k)}, {"excess", med[k]}, {"label", fmt::format("{} ({})", label, n)},
                            {"outcome", label}});
     }
+    // A cell without a curve (every label's median null) gets no band either:
+    // a facet of bands alone has no extent on the excess axis.
+    if (lines.size() == lines_before) continue;
     for (const char* name : {"loss_band", "loss_band_smoothed"}) {
       const json* s = series_named(*c, name);
       if (!s) continue;
