@@ -25,9 +25,9 @@ def clean_set(record, result_set):
     (None: drawn for this cell alone). Version 3: derived from the axes."""
     if "clean_set" in record:
         return record["clean_set"]
-    if result_set["suite"].get("workload") != "training":
+    if result_set["suite"].get("workload") != "training" or record.get("skipped") is not None:
         return None
-    return ";".join(f"{k}={v}" for k, v in record["axes"].items() if k not in TRAINING_FAULT_AXES)
+    return ";".join(f"{k}={v}" for k, v in sorted(record["axes"].items()) if k not in TRAINING_FAULT_AXES)
 
 
 def first_time(seen, pool, record, result_set):

@@ -179,16 +179,8 @@ class coordinator {
     if (p.added || p.missing > 0) return;
     done_(n, summarize_cell(s_, ex_.cells[n], p.results));
     p.added = true, --unfinished_;
-    // A cell's episodes are dropped once it and every sharer of its clean set are added up.
-    const auto o = sets_.owner.find(n);
-    const size_t runner = o == sets_.owner.end() ? n : o->second;
-    bool all = pending_.at(runner).added;
-    for (size_t m : sets_.sharers(runner)) all = all && (!pending_.count(m) || pending_.at(m).added);
-    if (all) {
-      pending_.at(runner).results = {};
-      for (size_t m : sets_.sharers(runner))
-        if (pending_.count(m)) pending_.at(m).results = {};
-    }
+    // Its sharers copied each clean episode as it arrived (give_clean): free it now.
+    std::vector<episode_result>().swap(p.results);
   }
 
   const suite& s_;

@@ -88,7 +88,7 @@ class progress_line {
 };
 
 json journal_header(const suite& s, const run_options& o, size_t cells) {
-  return {{"journal", "sdcbench.journal/2"},
+  return {{"journal", "sdcbench.journal/3"},
           {"suite_sha256", s.sha256},
           {"scale", s.scale},
           {"seed", s.seed},

@@ -42,12 +42,20 @@ void check_clean_sets(const json& j, std::vector<std::string>& problems) {
       const auto [it, added] = first.emplace(key, i);
       if (added) continue;
       const auto& o = recs[it->second];
+      // Every part a clean episode feeds: the clean block, the clean metrics
+      // (the detector's and the workload's), the series' clean side, and a
+      // compared recorder's clean episodes.
       auto clean_side = [](const json& x) {
         json m = json::object();
-        for (auto e = x["metrics"].begin(); e != x["metrics"].end(); ++e)
-          if (e.key().starts_with("clean")) m[e.key()] = *e;
+        for (const char* block : {"metrics", "workload_metrics"})
+          if (x.contains(block))
+            for (auto e = x[block].begin(); e != x[block].end(); ++e)
+              if (e.key().starts_with("clean")) m[std::string(block) + "/" + e.key()] = *e;
+        json series = json::array();
+        if (x.contains("series"))
+          for (const auto& s : x["series"]) series.push_back({s.value("name", json()), s.value("rank", json()), s.value("clean", json())});
         const json episodes = x.contains("episodes") ? x["episodes"].value("clean", json()) : json();
-        return json{x.value("clean", json()), m, episodes};
+        return json{x.value("clean", json()), m, series, episodes};
       };
       if (clean_side(r) != clean_side(o))
         problems.push_back(at + ": names the clean set of /" + std::string(part) + "/" + std::to_string(it->second) +

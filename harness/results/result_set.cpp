@@ -195,8 +195,8 @@ json merge_result_sets(const std::vector<json>& shards, const std::vector<std::s
     const auto& s = shards[i];
     if (auto p = validate_result_set(s); !p.empty()) throw input_error(files[i], p.front(), "expected a valid result set");
     if (s["schema"] != first["schema"]) throw input_error(files[i], "/schema", "differs from " + files[0] + ": shards must come from one run");
-    for (const char* k : {"name", "sha256", "scale", "seed", "axis_overrides", "trials"})
-      if (s["suite"][k] != first["suite"][k])
+    for (const char* k : {"name", "sha256", "scale", "seed", "axis_overrides", "trials", "fault_axes"})
+      if (s["suite"].value(k, json()) != first["suite"].value(k, json()))  // fault_axes: version 4 only
         throw input_error(files[i], std::string("/suite/") + k, "differs from " + files[0] + ": shards must come from one run");
     if (s["shard"]["count"] != count)
       throw input_error(files[i], "/shard/count", "differs from " + files[0] + " (" + std::to_string(count) + ")");

@@ -123,7 +123,7 @@ def consistency(losses, grads):
 
 
 def load(path):
-    """A result set of any version, validated, as version 3 (a dict)."""
+    """A result set of any version, validated, as version 4 (a dict)."""
     return _json.loads(_sdcbench.load_result_set(str(path)))
 
 
@@ -161,9 +161,9 @@ def clean_set(record, result_set):
     clean trials were drawn for it alone. Version 3 (no field): derived."""
     if "clean_set" in record:
         return record["clean_set"]
-    if result_set["suite"].get("workload") != "training":
+    if result_set["suite"].get("workload") != "training" or record.get("skipped") is not None:
         return None
-    return ";".join(f"{k}={v}" for k, v in record["axes"].items() if k not in _TRAINING_FAULT_AXES)
+    return ";".join(f"{k}={v}" for k, v in sorted(record["axes"].items()) if k not in _TRAINING_FAULT_AXES)
 
 
 def cells_table(result_set):

@@ -8,7 +8,7 @@
 
 namespace {
 const nlohmann::json k_header = nlohmann::json::parse(
-    R"({"journal":"sdcbench.journal/2","suite_sha256":"fuzz","scale":"smoke","seed":1,"axis_overrides":[],"shard":[0,1],"cells_total":4})");
+    R"({"journal":"sdcbench.journal/3","suite_sha256":"fuzz","scale":"smoke","seed":1,"axis_overrides":[],"shard":[0,1],"cells_total":4})");
 const sdc::journal_shape k_shape{4, 6, 2, 1};
 }  // namespace
 
