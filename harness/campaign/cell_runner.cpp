@@ -93,7 +93,7 @@ cell_records complete_cell(const suite& s, const cell& c, int threads, const chu
     }
     for (size_t i = 0; i < r.size(); ++i) all[size_t(first) + i] = std::move(r[i]);
   }
-  if (share.keep) *share.keep = all;
+  if (share.keep) share.keep->assign(all.begin() + s.faulty_trials, all.end());  // the clean episodes only
   return summarize_cell(s, c, all);
 }
 

@@ -43,8 +43,8 @@ std::vector<std::pair<int64_t, int64_t>> missing_ranges(int64_t total, const chu
 using chunk_sink = std::function<void(int64_t first, const std::vector<episode_result>& episodes)>;
 // A cell's part in its clean set (clean_sets.hpp): `given`, the set's clean
 // episodes run in another cell (this cell then runs its faulty trials only);
-// `keep`, where a cell that runs the set's clean episodes leaves them for the
-// set's other cells.
+// `keep`, where a cell that runs the set's clean episodes leaves them (clean
+// trial 0 on) for the set's other cells.
 struct clean_share {
   const std::vector<episode_result>* given = nullptr;
   std::vector<episode_result>* keep = nullptr;

@@ -23,7 +23,12 @@ struct clean_set_plan {
     return it == owner.end() || it->second == cell;
   }
   // The cells that take their clean episodes from `cell`'s run, in order.
-  std::vector<size_t> sharers(size_t cell) const;
+  const std::vector<size_t>& sharers(size_t cell) const {
+    static const std::vector<size_t> none;
+    const auto it = sharers_of.find(cell);
+    return it == sharers_of.end() ? none : it->second;
+  }
+  std::map<size_t, std::vector<size_t>> sharers_of;  // made once with `owner`
 };
 
 // The plan over the cells this run computes (`todo`, ascending): each clean
@@ -32,8 +37,8 @@ struct clean_set_plan {
 // (the same episodes: clean episodes are deterministic).
 clean_set_plan plan_clean_sets(const expansion& ex, const std::vector<size_t>& todo);
 
-// The clean episodes of `from` (trials faulty_trials ..) as `to`'s, marked
-// shared.
-void share_clean(const std::vector<episode_result>& from, int64_t faulty_trials, std::vector<episode_result>& to);
+// A set's clean episodes (`clean`: clean trial 0 on) as trials faulty_trials ..
+// of `to`, marked shared.
+void share_clean(const std::vector<episode_result>& clean, int64_t faulty_trials, std::vector<episode_result>& to);
 
 }  // namespace sdc
