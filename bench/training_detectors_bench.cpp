@@ -67,6 +67,10 @@ struct capture final : step_observer, gemm_hook {
       }
     for (const auto& t : rep.params.tensors) v.grads.insert(v.grads.end(), t.grad().data_ptr<float>(), t.grad().data_ptr<float>() + t.numel());
   }
+  void reduced(int64_t, int r, torch::Tensor& bucket) override {
+    const torch::Tensor c = bucket.contiguous();
+    views[size_t(r)].reduced_grads.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
 };
 
 struct detector_case {
@@ -94,10 +98,12 @@ const std::vector<detector_case> k_detectors = {
     {"megatron_validation defaults (Megatron)", "megatron_validation", {}},
     {"megatron spiky+large grads (Megatron)", "megatron_validation", {{"check_spiky_loss", true}, {"check_large_grads", true}}},
     {"param_hash, SHA-1 of 4 replicas (Megatron)", "param_hash", {}},
-    {"stability_monitor (OLMo-core)", "stability_monitor", {}},
+    {"stability_monitor (OLMo-core rule, alarm ours)", "stability_monitor", {}},
     {"sdc_replay in place, checked step (torchtitan)", "sdc_replay", {{"num_steps", -1}}},
-    {"sdc_replay peer, 2 copies, checked step", "sdc_replay", {{"num_steps", -1}, {"peer", true}}},
-    {"sdc_replay peer, 3 copies, checked step", "sdc_replay", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}},
+    {"sdc_replay in place, local signature, checked step", "sdc_replay", {{"num_steps", -1}, {"signature", "local"}}},
+    {"sdc_replay peer, 2 copies, checked step", "sdc_replay", {{"num_steps", -1}, {"peer", true}, {"signature", "local"}}},
+    {"sdc_replay peer, 3 copies, checked step", "sdc_replay",
+     {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}, {"signature", "local"}}},
 };
 
 // The replicas before the step, recomputed on request (what the training
@@ -112,6 +118,12 @@ struct bench_recomputer final : sdc::step_recomputer {
     out.loss = r.loss;
     out.grads.assign(r.grads.data_ptr<float>(), r.grads.data_ptr<float>() + r.grads.numel());
     return out;
+  }
+  std::vector<float> all_reduce(const std::vector<std::vector<float>>& local, int) override {
+    std::vector<torch::Tensor> flat;
+    for (const auto& g : local) flat.push_back(torch::tensor(g, torch::kFloat));
+    const torch::Tensor c = dp->all_reduce(std::move(flat)).to(torch::kFloat).contiguous();
+    return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
   }
 };
 

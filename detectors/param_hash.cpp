@@ -20,7 +20,12 @@
 // named variant `blame: majority` blames the one rank outside the largest
 // group of equal replicas, and no rank when that is not a single rank.
 // Score = the ranks that differ from replica 0; not_computed on a step not
-// checked (between intervals, or warm-up steps, which carry no hashes).
+// checked (between intervals, or warm-up steps, which carry no hashes). The
+// period's phase is Megatron's: completed iterations of the job, the run up
+// to the fork (the episode's history) included. Under the distributed
+// optimizer (trainer.hpp) the replicas are all-gathered from the shards'
+// owners, so a fault in a rank's own shard reaches every replica alike and
+// no hash differs.
 #include <map>
 
 #include "detectors/training_detectors.hpp"
@@ -32,13 +37,16 @@ namespace {
 class param_hash final : public episode_detector {
  public:
   param_hash(int64_t interval, bool majority, bool master) : interval_(interval), majority_(majority), master_(master) {}
-  void reset(const episode_context&) override {}
+  void reset(const episode_context& c) override { history_ = c.history; }
   nlohmann::json needs() const override { return {{"param_hashes", true}, {"param_copy", master_ ? "master" : "model"}}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;  // score and metrics not computed unless the step is checked
     const std::vector<const training_step*> s = training_steps(views);
-    if (s.empty() || hashes(*s[0]).empty() || s[0]->step % interval_ != 0) return v;
+    // Megatron's `iteration % interval == 0` after the iteration-th step of
+    // the job: the history's steps and this one (episode step k is the
+    // job's iteration history + k + 1).
+    if (s.empty() || hashes(*s[0]).empty() || (history_ + s[0]->step + 1) % interval_ != 0) return v;
     int differing = 0, first = -1;
     int64_t params = 0;
     for (size_t r = 1; r < s.size(); ++r) {
@@ -73,12 +81,14 @@ class param_hash final : public episode_detector {
 
   int64_t interval_;
   bool majority_, master_;
+  int64_t history_ = 0;
 };
 
 SDCBENCH_REGISTER_DETECTOR({view_kind::training, "param_hash",
                             "Megatron-LM's check_param_hashes_across_dp_replicas: SHA-1 of every parameter after the optimizer step, "
                             "each rank against replica 0, every `interval` steps (score = ranks that differ)",
-                            {{"interval", param_spec::type::integer, 1, "check at steps where step % interval == 0", {}},
+                            {{"interval", param_spec::type::integer, 1,
+                              "check after the job's iterations (history and episode steps) that are multiples of interval", {}},
                              {"blame", param_spec::type::choice, "replica0",
                               "replica0 (the lowest rank differing from replica 0, the original's report) or majority (named variant: the one rank outside the largest group)",
                               {"replica0", "majority"}},

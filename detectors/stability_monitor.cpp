@@ -17,8 +17,10 @@
 // and raises nothing; here a spike flags the step, a detection, so that the
 // rule can be scored beside the checks that act (every report names it
 // "alarm ours"). Defaults are the original's: 128 values, 6
-// standard deviations; our warm-up (20 steps) then never fills the window, so
-// suites set `window_size`. Score = the larger of (value - mean) / (threshold_std
+// standard deviations. The original's window is checkpointed with the
+// trainer; ours is emptied at each episode and refilled from the episode's
+// history (the run up to the fork), so with 128 or more steps of history
+// the episode starts with a full window, as a restart does. Score = the larger of (value - mean) / (threshold_std
 // x std) over the two curves; a curve has none (not_computed) before its
 // window is full or while its std < 1e-10 (the original compares nothing
 // then), and NaN once a NaN is in its window.

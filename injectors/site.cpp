@@ -159,8 +159,27 @@ std::string step_schedule::text() const {
       for (size_t n = 0; n < steps.size(); ++n) s += (n ? "," : "") + std::to_string(steps[n]);
       return s + ")";
     }
+    case kind::uniform: return fmt::format("uniform({},{})", start, every);
   }
   return "?";
+}
+
+step_schedule step_schedule::drawn(rng& g) const {
+  if (k != kind::uniform) return *this;
+  step_schedule s;
+  s.k = kind::specific;
+  s.steps = {boost::random::uniform_int_distribution<int64_t>(start, every)(g)};
+  return s;
+}
+
+int64_t step_schedule::earliest() const {
+  switch (k) {
+    case kind::always: return 0;
+    case kind::cycle: return start + every;
+    case kind::specific: return steps.empty() ? 0 : steps.front();
+    case kind::uniform: return start;
+  }
+  return 0;
 }
 
 bool step_schedule::fires(int64_t step) const {
@@ -168,6 +187,7 @@ bool step_schedule::fires(int64_t step) const {
     case kind::always: return true;
     case kind::cycle: return step > start && (step - start) % every == 0;  // 003: never at step = start
     case kind::specific: return std::binary_search(steps.begin(), steps.end(), step);
+    case kind::uniform: throw std::logic_error("a uniform(A,B) schedule fires once drawn (step_schedule::drawn)");
   }
   return false;
 }
@@ -188,7 +208,13 @@ step_schedule parse_step_schedule(std::string_view text) {
     std::sort(s.steps.begin(), s.steps.end());
     return s;
   }
-  throw value_error("expected a schedule: always, cycle(START,EVERY) or specific(S1,...); got '" + std::string(text) + "'");
+  if (split_call(text, "uniform", &args)) {
+    auto v = parse_ints(args, "uniform(A,B)");
+    if (v.size() != 2 || v[0] < 0 || v[1] < v[0]) throw value_error("uniform(A,B): expected 0 <= A <= B");
+    s.k = step_schedule::kind::uniform, s.start = v[0], s.every = v[1];
+    return s;
+  }
+  throw value_error("expected a schedule: always, cycle(START,EVERY), specific(S1,...) or uniform(A,B); got '" + std::string(text) + "'");
 }
 
 site_rule single_site(std::string_view text) {

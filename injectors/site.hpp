@@ -44,14 +44,24 @@ site_rule parse_site_rule(std::string_view text);
 // A rule that picks one element (not max_abs, no pattern): the kernel workloads' `site` axis.
 site_rule single_site(std::string_view text);
 
+// When a fault plan fires: always, cycle(START,EVERY), specific(S1,...), or
+// uniform(A,B): one step per episode drawn uniformly from A..B (inclusive)
+// from the episode's own stream (episode_schedule, protocol/workload.hpp),
+// so a check that looks at some steps only is not favoured by where a suite
+// puts its faults.
 struct step_schedule {
-  enum class kind { always, cycle, specific };
+  enum class kind { always, cycle, specific, uniform };
   kind k = kind::always;
-  int64_t start = 0, every = 1;
+  int64_t start = 0, every = 1;  // cycle; uniform: A = start, B = every
   std::vector<int64_t> steps;
 
   std::string text() const;
+  // Not for uniform, which is drawn first (drawn()).
   bool fires(int64_t step) const;
+  // uniform(A,B) -> specific(S) with S drawn from g; any other: itself.
+  step_schedule drawn(rng& g) const;
+  // The first step it can fire at (uniform: A).
+  int64_t earliest() const;
 };
 step_schedule parse_step_schedule(std::string_view text);
 

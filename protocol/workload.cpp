@@ -41,6 +41,12 @@ fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names) {
   return parse_fault_axes([&](const std::string& name) -> const std::string& { return c.at(name); }, names);
 }
 
+step_schedule episode_schedule(const fault_plan& p, uint64_t seed, uint64_t cell_hash, uint64_t trial, trial_kind kind) {
+  if (p.when.k != step_schedule::kind::uniform) return p.when;
+  rng g = make_stream(seed, cell_hash, trial, kind, p.rank, 0, stream_purpose::when);
+  return p.when.drawn(g);
+}
+
 fault_plan plan_of(const fault_axes& a, const format& f) {
   std::string why, axis;
   auto spec = fault_spec_for(a, f, &why, &axis);

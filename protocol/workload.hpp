@@ -67,6 +67,10 @@ struct fault_plan {
   step_schedule when;         // steps it fires at (default: every step; one-step episodes: step 0)
   int rank = 0;               // the rank it hits
 };
+// The plan's schedule in one faulty episode: a uniform(A,B) schedule's step
+// drawn from the episode's own stream (seed, cell, trial, rank, purpose
+// `when`), so the driver and a runner that needs the step draw the same one.
+step_schedule episode_schedule(const fault_plan& p, uint64_t seed, uint64_t cell_hash, uint64_t trial, trial_kind kind);
 
 struct episode_shape {
   int ranks = 1;

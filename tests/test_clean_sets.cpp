@@ -82,6 +82,28 @@ TEST_F(CleanSets, ACellRunAloneGivesTheCleanSideItShares) {
   }
 }
 
+// Without a fault the distributed optimizer gives the replicated one's bits
+// (trainer.hpp), so `optimizer` is a fault axis of the set: a distributed
+// cell run alone gives the clean side the replicated cell shares, and names
+// the same set.
+TEST_F(CleanSets, TheDistributedOptimizerGivesTheSameCleanEpisodes) {
+  const json shared = read(*dir_ + "/shared.json");
+  const auto r = run_cli("run " + *dir_ + "/s.json --scale smoke --quiet --axis site=grad:all --axis optimizer=distributed --out " +
+                         *dir_ + "/distributed.json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const json d = read(*dir_ + "/distributed.json");
+  int compared = 0;
+  for (const auto& a : d["cells"])
+    for (const auto& s : shared["cells"])
+      if (s["axes"]["site"] == "grad:all" && s["detector"]["label"] == a["detector"]["label"]) {
+        EXPECT_EQ(a["axes"]["optimizer"], "distributed");
+        EXPECT_EQ(a["clean_set"], s["clean_set"]);
+        EXPECT_EQ(clean_side(a), clean_side(s)) << a["detector"]["label"];
+        ++compared;
+      }
+  EXPECT_EQ(compared, 2);
+}
+
 // A run killed after its first cell (the one that ran the set) and resumed
 // runs the set again in its first cell left, and gives the same cells.
 TEST_F(CleanSets, AResumedRunGivesTheSameCells) {

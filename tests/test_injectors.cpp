@@ -216,6 +216,29 @@ TEST(Injectors, StepSchedules) {
   EXPECT_THROW(parse_step_schedule("cycle(1,0)"), std::exception);
 }
 
+// uniform(A,B): one step per episode, drawn from A..B inclusive, every step
+// drawn about equally often; it fires only once drawn.
+TEST(Injectors, AUniformScheduleDrawsOneStepPerEpisode) {
+  const auto u = parse_step_schedule("uniform(0,5)");
+  EXPECT_EQ(u.text(), "uniform(0,5)");
+  EXPECT_EQ(u.earliest(), 0);
+  EXPECT_THROW(u.fires(0), std::logic_error);
+  std::vector<int> seen(6, 0);
+  for (uint64_t t = 0; t < 600; ++t) {
+    rng g = make_stream(1, 2, t, trial_kind::faulty, stream_purpose::fault);
+    const auto d = u.drawn(g);
+    ASSERT_EQ(d.steps.size(), 1u);
+    ASSERT_GE(d.steps[0], 0);
+    ASSERT_LE(d.steps[0], 5);
+    ++seen[size_t(d.steps[0])];
+    EXPECT_TRUE(d.fires(d.steps[0]));
+  }
+  for (int n : seen) EXPECT_GT(n, 60) << "each of 6 steps about 100 times in 600";
+  EXPECT_THROW(parse_step_schedule("uniform(3,2)"), std::exception);
+  EXPECT_THROW(parse_step_schedule("uniform(-1,2)"), std::exception);
+  EXPECT_EQ(parse_step_schedule("specific(3)").drawn(*std::make_unique<rng>()).text(), "specific(3)");
+}
+
 TEST(Injectors, ParseModelsAndBitChoices) {
   for (const char* m : {"bitflip", "flip_0to1", "flip_1to0", "stuck_at_0", "stuck_at_1", "random_value", "set_max",
                         "multiply(1000)", "bitflip_random(2,exp)", "bitflip_designed", "exp_growth"})

@@ -74,12 +74,13 @@ TEST(ParamHash, OneChangedWeightBitOnOneRankChangesItsHash) {
   p[3][0] = 0.25f;  // two ranks diverged, differently: no single minority
   s = hashed(p, 2);
   EXPECT_EQ(m->observe(ptrs(s)).rank, -1);
-  // Checked every `interval` steps; warm-up steps carry no hashes.
+  // Checked after the job's iterations that are multiples of `interval`
+  // (episode step k is iteration k + 1 without history); warm-up steps carry no hashes.
   auto every2 = make("param_hash", {{"interval", 2}});
   every2->reset({});
-  s = hashed(p, 3);
-  EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
   s = hashed(p, 4);
+  EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
+  s = hashed(p, 3);
   EXPECT_TRUE(every2->observe(ptrs(s)).flagged);
   drop_hashes(s);
   EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
@@ -218,16 +219,36 @@ TEST(MegatronValidation, NoRatioWhileTheReferenceSamples) {
   }
 }
 
+// Megatron's training.py checks when `iteration % interval == 0`, iteration
+// counting the job's completed steps: here the history's (the run up to the
+// fork) and the episode's. After 130 steps of history, interval 4 checks
+// episode steps 1 and 5 (iterations 132 and 136).
+TEST(ParamHash, ChecksAfterIterationsThatAreMultiplesOfTheIntervalHistoryIncluded) {
+  std::vector<std::vector<float>> p(4, std::vector<float>{0.5f, -1.25f});
+  p[1][0] = 0.75f;  // rank 1 diverged: every checked step flags
+  auto d = make("param_hash", {{"interval", 4}});
+  episode_context c;
+  c.history = 130;
+  d->reset(c);
+  std::vector<int64_t> checked;
+  for (int64_t k = 0; k < 6; ++k) {
+    auto s = hashed(p, k);
+    const verdict v = d->observe(ptrs(s));
+    if (!is_not_computed(v.score)) checked.push_back(k);
+  }
+  EXPECT_EQ(checked, (std::vector<int64_t>{1, 5}));
+}
+
 TEST(ParamHash, AStepNotCheckedHasNoScore) {
   const std::vector<std::vector<float>> p(4, std::vector<float>{0.5f, -1.25f});
   auto d = make("param_hash", {{"interval", 2}});
   d->reset({});
-  auto s = hashed(p, 3);
+  auto s = hashed(p, 4);
   verdict v = d->observe(ptrs(s));
   EXPECT_FALSE(v.flagged);
-  EXPECT_TRUE(is_not_computed(v.score)) << "step 3 is not checked: " << v.score;
+  EXPECT_TRUE(is_not_computed(v.score)) << "step 4 (iteration 5) is not checked: " << v.score;
   EXPECT_TRUE(v.metrics.empty());
-  s = hashed(p, 4);
+  s = hashed(p, 3);
   v = d->observe(ptrs(s));
   EXPECT_FALSE(v.flagged);
   EXPECT_EQ(v.score, 0) << "checked: no rank differs";
@@ -261,6 +282,29 @@ TEST(StabilityMonitor, NoScoreBeforeTheWindowFillsNorWithoutSpread) {
   v = see(1e6, 1);
   EXPECT_FALSE(v.flagged);
   EXPECT_TRUE(std::isnan(v.score) && !is_not_computed(v.score)) << v.score;
+}
+
+// OLMo-core checkpoints the callback's window with the trainer, so after a
+// restart its first step is judged against the 128 values before it. Ours
+// is emptied at each episode and refilled from the episode's history (the
+// trial driver shows every detector the run up to the fork first): with at
+// least 128 steps of history the first episode step is judged at the
+// original's defaults; with 127 it is not judged at all.
+TEST(StabilityMonitor, AWindowFilledByTheHistoryJudgesTheFirstEpisodeStep) {
+  for (const int history : {128, 127}) {
+    auto d = make("stability_monitor", json::object());  // window 128, 6 standard deviations
+    d->reset({});
+    auto see = [&](double loss) {
+      std::vector<training_step> s(2);
+      s[0].loss = s[1].loss = loss;
+      s[0].reduced_grad_norm = s[1].reduced_grad_norm = 1.0;
+      return d->observe(ptrs(s));
+    };
+    for (int k = 0; k < history; ++k) see(k % 2 ? 2.0 : 1.0);
+    const verdict v = see(10.0);  // mean 1.5, std 0.5: the bar is 4.5
+    EXPECT_EQ(v.flagged, history == 128) << history;
+    if (history == 127) EXPECT_TRUE(is_not_computed(v.score));
+  }
 }
 
 }  // namespace

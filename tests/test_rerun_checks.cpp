@@ -7,11 +7,13 @@
 // continues undiagnosed; _compare_floats relative to the mean, tolerance 0
 // for the loss and 0.001 for the grads, NaN equals NaN) and torchtitan's SDC
 // replay (SDCReplayer: the first num_steps steps after a restart, or every
-// step with -1; any replay whose loss or gradient digest differs flags, naming
-// the rank), with our peer variant's majority blame.
+// step with -1; every rank replays, the collective included; any rank whose
+// loss or digest of its gradient after the all-reduce differs flags, naming
+// the lowest such rank), with our local-signature and peer variants.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -28,13 +30,24 @@ std::unique_ptr<episode_detector> make(const std::string& name, const json& para
 
 // Recomputations answer from a table keyed by (data rank, state, device); a
 // key not in it gives the clean step (loss 2, gradients of ones). Calls are logged.
+// The all-reduce is the mean of the ranks' gradients, summed in rank order;
+// `copies` scripts a device whose own copy of the sum comes out otherwise (a
+// recurring fault in its bucket).
 struct scripted_recomputer final : step_recomputer {
   std::map<std::tuple<int, int, int>, recomputed_step> answers;
+  std::map<int, std::vector<float>> copies;
   std::vector<std::tuple<int, int, int>> calls;
   recomputed_step recompute(int data_rank, int state_of, int device) override {
     calls.emplace_back(data_rank, state_of, device);
     auto it = answers.find({data_rank, state_of, device});
     return it != answers.end() ? it->second : recomputed_step{2.0, std::vector<float>(4, 1.0f)};
+  }
+  std::vector<float> all_reduce(const std::vector<std::vector<float>>& local, int device) override {
+    if (auto it = copies.find(device); it != copies.end()) return it->second;
+    std::vector<float> sum(local[0].size(), 0.0f);
+    for (const auto& g : local)
+      for (size_t i = 0; i < g.size(); ++i) sum[i] += g[i] / float(local.size());
+    return sum;
   }
 };
 
@@ -50,6 +63,7 @@ std::vector<training_step> steps(int64_t step, scripted_recomputer* rc, const tr
   for (int r = 0; r < 4; ++r) {
     s[size_t(r)].rank = r, s[size_t(r)].step = step, s[size_t(r)].loss = 2.0;
     s[size_t(r)].grads.assign(4, 1.0f), s[size_t(r)].layout = &l, s[size_t(r)].recomputer = rc;
+    s[size_t(r)].reduced_grads.assign(4, 1.0f);
   }
   return s;
 }
@@ -230,10 +244,45 @@ TEST(SdcReplay, AStepNotReplayedHasNoScore) {
   EXPECT_TRUE(v.metrics.empty());
 }
 
-TEST(SdcReplay, EveryStepFlagsAnyDifferingBitAndNamesTheRank) {
+void flip(float& x, uint32_t mask) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4), bits ^= mask, std::memcpy(&x, &bits, 4);
+}
+
+// torchtitan hashes each rank's gradient after the step's backward, which
+// under DDP is its copy of the all-reduced gradient: a fault in one rank's
+// gradient before the collective changes every rank's, and the replay names
+// the lowest mismatching rank, 0; a fault in one rank's copy after the
+// collective shows on that rank alone.
+TEST(SdcReplay, AFaultBeforeTheCollectiveShowsOnEveryRankAndTheLowestIsBlamed) {
   const training_layout l = layout();
   scripted_recomputer rc;
   auto d = make("sdc_replay", {{"num_steps", -1}});
+  d->reset({});
+  auto s = steps(0, &rc, l);
+  flip(s[2].grads[1], 1u);
+  for (auto& x : s) flip(x.reduced_grads[1], 1u);  // the sum carries rank 2's fault to every rank
+  verdict v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 0);
+  EXPECT_EQ(metric(v, "replay_mismatches"), 4);
+  EXPECT_EQ(rc.calls.size(), 4u);  // every rank replayed once, in place
+  s = steps(1, &rc, l);
+  flip(s[2].reduced_grads[3], 1u << 22);  // rank 2's own copy of the sum
+  v = d->observe(ptrs(s));
+  EXPECT_TRUE(v.flagged);
+  EXPECT_EQ(v.rank, 2);
+  EXPECT_EQ(metric(v, "replay_mismatches"), 1);
+  // The same fault recurring in device 2's copy on the replay (a permanent
+  // fault of the device) is reproduced: no mismatch.
+  rc.copies[2] = s[2].reduced_grads;
+  EXPECT_FALSE(d->observe(ptrs(s)).flagged);
+}
+
+TEST(SdcReplay, TheLocalSignatureFlagsAnyDifferingBitAndNamesTheRank) {
+  const training_layout l = layout();
+  scripted_recomputer rc;
+  auto d = make("sdc_replay", {{"num_steps", -1}, {"signature", "local"}});
   d->reset({});
   d->observe(ptrs(steps(0, &rc, l)));
   auto s = steps(1, &rc, l);
@@ -260,23 +309,27 @@ TEST(SdcReplay, InPlaceMissesStateThePeerVariantBlamesByMajority) {
   auto in_place = make("sdc_replay", json::object());
   in_place->reset({});
   EXPECT_FALSE(in_place->observe(ptrs(s)).flagged);  // the replay reproduces the diverged state
-  auto two = make("sdc_replay", {{"peer", true}});
+  auto two = make("sdc_replay", {{"peer", true}, {"signature", "local"}});
   two->reset({});
   const verdict v2 = two->observe(ptrs(s));
   EXPECT_TRUE(v2.flagged);
   EXPECT_EQ(v2.rank, 0);  // rank 0's step replayed on device 1 differs first: two copies cannot tell
-  auto three = make("sdc_replay", {{"peer", true}, {"num_replays", 2}});
+  auto three = make("sdc_replay", {{"peer", true}, {"num_replays", 2}, {"signature", "local"}});
   three->reset({});
   const verdict v3 = three->observe(ptrs(s));
   EXPECT_TRUE(v3.flagged);
   EXPECT_EQ(v3.rank, 1);  // the copy from device 1 alone differs
   // The period variant checks the steps where step % period == 0.
-  auto k = make("sdc_replay", {{"peer", true}, {"period", 2}});
+  auto k = make("sdc_replay", {{"peer", true}, {"period", 2}, {"signature", "local"}});
   k->reset({});
   auto odd = s;
   for (auto& x : odd) x.step = 3;
   EXPECT_FALSE(k->observe(ptrs(odd)).flagged);
   EXPECT_TRUE(k->observe(ptrs(s)).flagged);
+}
+
+TEST(SdcReplay, PeerNeedsTheLocalSignature) {
+  EXPECT_THROW(make("sdc_replay", {{"peer", true}}), std::exception);
 }
 
 }  // namespace

@@ -179,6 +179,29 @@ TEST(TrainingCampaign, ReplicaHashesCatchFaultsAfterTheAllReduceOnly) {
   EXPECT_EQ(cell("weight:all", "mant20", "bf16 copy")["faulty"]["detected"], 0);
 }
 
+// Under Megatron-LM's distributed optimizer a rank owns one shard of the
+// master weights and Adam moments, and every replica is all-gathered from
+// the owners after the step: a fault in rank 1's copy of the reduced
+// gradient or in its weights reaches every replica alike (its own shard) or
+// is overwritten (another's), so no replica hash ever differs, where the
+// replicated optimizer's hashes see every one (the test above); the faults
+// still change training (not every episode is bit-identical to its twin).
+TEST(TrainingCampaign, AFaultInADistributedOptimizerShardLeavesEveryReplicaHashEqual) {
+  const json j = run_bf16_suite(
+      "distopt", {{"site", {"bucket", "weight:all"}}, {"bit", {"mant1"}}, {"when", {"specific(1)"}}, {"rank", {"1"}}, {"optimizer", {"distributed"}}},
+      json::array({{{"name", "param_hash"}}, {{"name", "param_hash"}, {"label", "master"}, {"params", {{"copy", "master"}}}}}));
+  ASSERT_FALSE(j.is_null());
+  for (const char* site : {"bucket", "weight:all"})
+    for (const char* label : {"param_hash", "master"}) {
+      const json& c = cell_where(j, {{"site", site}}, label);
+      EXPECT_EQ(c["axes"]["optimizer"], "distributed");
+      EXPECT_EQ(c["faulty"]["trials"], 4) << site;
+      EXPECT_EQ(c["faulty"]["detected"], 0) << site << " " << label;
+      EXPECT_EQ(c["clean"]["flagged"], 0) << site << " " << label;
+      EXPECT_LT(c["by_significance"]["masked"]["trials"].get<int>(), 4) << site << ": the fault changed training";
+    }
+}
+
 // Fault lifetimes reach the checks that recompute a step: Megatron's rerun
 // (large grads, a non-fatal check) labels a transient gradient fault
 // transient and leaves a reproduced one undiagnosed (3: the job continues);
@@ -198,7 +221,8 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
                     {"params", {{"check_large_grads", true}, {"num_samples", 16}, {"diagnose_non_fatal", true}}}},
                    {{"name", "megatron_validation"}, {"label", "megatron"}, {"params", {{"check_large_grads", true}, {"num_samples", 16}}}},
                    {{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
-                   {{"name", "sdc_replay"}, {"label", "peer"}, {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}}}}}));
+                   {{"name", "sdc_replay"}, {"label", "peer"},
+                    {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}, {"signature", "local"}}}}}));
   ASSERT_FALSE(j.is_null());
   std::string fault;
   auto cell = [&](const std::string& site, const std::string& life, const std::string& label) -> const json& {

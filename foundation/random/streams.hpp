@@ -14,7 +14,8 @@ namespace sdc {
 using rng = boost::random::mt19937_64;
 
 enum class trial_kind : uint32_t { faulty = 1, clean = 2 };
-enum class stream_purpose : uint32_t { data = 1, fault = 2, detector = 3, lifetime = 4 };  // lifetime: an intermittent fault's bursts
+// lifetime: an intermittent fault's bursts; when: a uniform(A,B) schedule's step
+enum class stream_purpose : uint32_t { data = 1, fault = 2, detector = 3, lifetime = 4, when = 5 };
 
 rng make_stream(uint64_t seed, uint64_t cell_hash, uint64_t trial, trial_kind kind, stream_purpose purpose);
 // The stream of one rank at one step of an episode. Rank 0 at step 0 is the

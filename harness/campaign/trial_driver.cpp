@@ -149,6 +149,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
   std::vector<detector_scoring> scoring(detectors_.size(), detector_scoring(faulty));
   std::vector<location> truths;
   int64_t first_fault = -1;
+  const step_schedule when = faulty ? episode_schedule(plan_, seed_, cell_.hash, trial, kind) : plan_.when;
   for (int64_t step = 0; step < shape_.steps; ++step) {
     if (auto enc = runner_->encode_views(step); !enc.empty())
       for (size_t k = 0; k < detectors_.size(); ++k) {
@@ -156,7 +157,7 @@ episode_result trial_driver::run(trial_kind kind, uint64_t trial) {
         detectors_[k]->encode(enc, k);
         r.detectors[k].seconds += seconds_since(t0);
       }
-    const bool fires = faulty && plan_.when.fires(step);
+    const bool fires = faulty && when.fires(step);
     plan_injector inj(plan_, fires, [&] { return make_stream(seed_, cell_.hash, trial, kind, plan_.rank, step, stream_purpose::fault); });
     const double ks = runner_->injects_in_step() ? runner_->run_step_injecting(step, inj) : runner_->run_step(step);
     if (ks >= 0) {

@@ -92,6 +92,11 @@ class step_recomputer {
   // `device`: a permanent fault of that device recurs there, a transient one
   // does not (workloads/training/fault_lifetime.hpp).
   virtual recomputed_step recompute(int data_rank, int state_of, int device) = 0;
+  // The step's all-reduce of `local` (every rank's gradient before it, rank
+  // order), bit for bit as the step computed its own, and rank `device`'s
+  // copy of the sum (a recurring fault of that device's copy applied again):
+  // what a replay of the whole data-parallel step gives that rank.
+  virtual std::vector<float> all_reduce(const std::vector<std::vector<float>>& local, int device) = 0;
 };
 
 class training_step final : public step_view {
@@ -99,13 +104,18 @@ class training_step final : public step_view {
   view_kind kind() const override { return view_kind::training; }
   double loss = 0;
   std::vector<float> grads;  // before the all-reduce
-  // The 2-norm of this rank's own copy of the reduced gradient (after any
-  // fault in it), in fp64: what its optimizer clips and a framework logs as
-  // the global grad norm.
+  // The 2-norm of the reduced gradient this rank's optimizer steps with (its
+  // own copy, after any fault in it; under the distributed optimizer each
+  // shard's owner's), in fp64: what it clips and a framework logs as the
+  // global grad norm.
   double reduced_grad_norm = std::numeric_limits<double>::quiet_NaN();
   // The bucket this rank hands the all-reduce holds bf16 (the configuration's
   // "buckets": "bf16"), the dtype a check on it keeps its state in.
   bool bucket_bf16 = false;
+  // This rank's own copy of the reduced gradient (flat fp32, parameter order,
+  // after any fault in it: the gradients torchtitan hashes after a DDP step),
+  // when a detector asks ({"reduced_grads": true}); empty on warm-up steps.
+  std::vector<float> reduced_grads;
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
   // After the optimizer step, when a detector asks ({"param_hashes": true,

@@ -32,6 +32,7 @@ class recompute_service final : public step_recomputer {
   // Rank `rank` is about to compute `global_step` from `rep` (after any fault in its state).
   void step_begins(int rank, const replica& rep, int64_t global_step);
   recomputed_step recompute(int data_rank, int state_of, int device) override;
+  std::vector<float> all_reduce(const std::vector<std::vector<float>>& local, int device) override;
 
  private:
   // A recorded recurring fault acts on `device` at the current step.

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -174,6 +175,18 @@ recomputation dp_trainer::recompute(int data_rank, int device, const param_set& 
   return out;
 }
 
+// DDP's hooks: allreduce_hook divides by the world size, then sums;
+// bf16_compress_hook casts to bf16, divides in bf16, sums in bf16.
+torch::Tensor dp_trainer::bucket_of(torch::Tensor& flat) const {
+  return d_.bf16_buckets ? flat.to(torch::kBFloat16).div_(d_.ranks) : flat.div_(d_.ranks);
+}
+
+torch::Tensor dp_trainer::all_reduce(std::vector<torch::Tensor> local) {
+  std::vector<torch::Tensor> buckets;
+  for (auto& flat : local) buckets.push_back(bucket_of(flat));
+  return coll_->sum(buckets);
+}
+
 step_record dp_trainer::step(step_observer* obs, record_options what) {
   const bool consistency = what.consistency, tensor_norms = what.tensor_norms;
   step_record rec;
@@ -192,19 +205,26 @@ step_record dp_trainer::step(step_observer* obs, record_options what) {
     if (consistency) units.push_back(flat.to(torch::kDouble) / norm.back());
     if (tensor_norms)
       for (const auto& t : rep.params.tensors) tnorms.push_back(t.grad().to(torch::kDouble).norm().item<double>());
-    // DDP's hooks: allreduce_hook divides by the world size, then sums;
-    // bf16_compress_hook casts to bf16, divides in bf16, sums in bf16.
-    buckets.push_back(d_.bf16_buckets ? flat.to(torch::kBFloat16).div_(R) : flat.div_(R));
+    buckets.push_back(bucket_of(flat));
   }
   const torch::Tensor sum = coll_->sum(buckets);
+  std::vector<torch::Tensor> grads;  // what each local rank's optimizer steps with
+  for (size_t i = 0; i < local_.size(); ++i) {
+    grads.push_back(sum.to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true));  // each rank's own copy
+    if (obs) obs->reduced(step_, local_[i], grads.back());
+  }
+  if (d_.distributed_optimizer) {  // the reduce-scatter: each shard its owner's copy
+    const torch::Tensor owned = gather_shards(grads);
+    for (auto& g : grads) g = owned.clone();
+  }
   for (size_t i = 0; i < local_.size(); ++i) {
     replica& rep = ranks_[i];
-    torch::Tensor mine = sum.to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true);  // each rank's own copy
-    if (obs) obs->reduced(step_, local_[i], mine);
-    unflatten_into_grads(rep.params, mine);
+    if (obs) obs->optimizer_grads(step_, local_[i], grads[i]);
+    unflatten_into_grads(rep.params, grads[i]);
     if (o_.clip > 0) clip_grads(rep.params, o_.clip);
     adamw_step(rep, o_, rec.lr);
   }
+  if (d_.distributed_optimizer) gather_state();  // the all-gather of the owners' shards
   if (consistency) {  // 002: one extra all-reduce, of unit vectors, instead of gathering gradients
     std::vector<torch::Tensor> scratch;  // the collective may sum into its inputs; the units are needed below
     for (const auto& u : units) scratch.push_back(u.clone());
@@ -228,6 +248,46 @@ step_record dp_trainer::step(step_observer* obs, record_options what) {
   if (obs) obs->step_ends(step_, ranks_);
   ++step_;
   return rec;
+}
+
+// Shard s of every local rank's flat `local` from rank s (the others' elements
+// as -0, which every sum in rank order adds exactly: x + -0 = x for every x,
+// -0 and NaN included, so the owner's bits arrive unchanged whichever
+// collective sums them).
+torch::Tensor dp_trainer::gather_shards(const std::vector<torch::Tensor>& local) {
+  std::vector<torch::Tensor> masked;
+  for (size_t i = 0; i < local_.size(); ++i) {
+    const int64_t n = local[i].numel(), per = (n + d_.ranks - 1) / d_.ranks;
+    const int64_t lo = std::min(n, per * local_[i]), hi = std::min(n, lo + per);
+    torch::Tensor m = torch::full({n}, -0.0, local[i].options());
+    m.slice(0, lo, hi).copy_(local[i].slice(0, lo, hi));
+    masked.push_back(m);
+  }
+  return coll_->sum(masked).clone();
+}
+
+// The distributed optimizer's state after the step: every rank's parameters
+// and Adam moments overwritten by their shards' owners' (what the all-gather
+// of the updated parameters leaves, and what a rank's step from them next
+// gives: only the owner's masters and moments exist).
+void dp_trainer::gather_state() {
+  torch::NoGradGuard ng;
+  auto each = [&](auto tensors_of) {
+    std::vector<torch::Tensor> flat;
+    for (auto& rep : ranks_) {
+      std::vector<torch::Tensor> parts;
+      for (const auto& t : tensors_of(rep)) parts.push_back(t.detach().reshape({-1}));
+      flat.push_back(torch::cat(parts));
+    }
+    const torch::Tensor all = gather_shards(flat);
+    for (auto& rep : ranks_) {
+      int64_t at = 0;
+      for (auto& t : tensors_of(rep)) t.detach().copy_(all.slice(0, at, at + t.numel()).view(t.sizes())), at += t.numel();
+    }
+  };
+  each([](replica& r) -> std::vector<torch::Tensor>& { return r.params.tensors; });
+  each([](replica& r) -> std::vector<torch::Tensor>& { return r.exp_avg; });
+  each([](replica& r) -> std::vector<torch::Tensor>& { return r.exp_avg_sq; });
 }
 
 void save_checkpoint(const replica& r, const std::string& path, const std::string& config_hash) {

@@ -6,6 +6,20 @@
 // steps. A fault on one rank's copy makes that replica silently diverge, as on
 // real hardware. A step_observer sees every point where a fault can land or a
 // detector can look.
+//
+// Under Megatron-LM's distributed optimizer (dp_config::distributed_optimizer;
+// megatron/core/optimizer/distrib_optimizer.py at d98e8a64) rank s owns shard
+// s of the flat parameters (contiguous, ceil(N / ranks) elements each; Megatron's
+// buffer is in reverse parameter order and padded, so which parameters a rank
+// owns differs, not what owning does): its fp32 master weights and Adam
+// moments there, stepped with its shard of the reduced gradient (the reduce-
+// scatter), then every rank's parameters all-gathered from their owners. We
+// keep full replicas and emulate it exactly: the optimizer steps every rank
+// with the gradient assembled from the owners' shards, then every rank's
+// parameters and moments are overwritten by their owners' (gather_shards). A
+// fault in a rank's own shard reaches every replica alike; one outside it
+// (in memory the rank does not own) lasts until the all-gather. Without a
+// fault both optimizers give the same bits.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -56,6 +70,9 @@ class step_observer {
   virtual void grads_ready(int64_t /*step*/, int /*rank*/, replica&) {}
   // rank's own copy of the reduced bucket (flat fp32, parameter order).
   virtual void reduced(int64_t /*step*/, int /*rank*/, torch::Tensor& /*bucket*/) {}
+  // The gradient rank's optimizer steps with, before clipping: its copy of the
+  // reduced bucket, or under the distributed optimizer each shard's owner's.
+  virtual void optimizer_grads(int64_t /*step*/, int /*rank*/, const torch::Tensor& /*grads*/) {}
   virtual void step_ends(int64_t /*step*/, const std::vector<replica>& /*local replicas*/) {}
 };
 
@@ -116,6 +133,10 @@ class dp_trainer {
   // computes (Megatron's rerun state machine, torchtitan's SDC replay); the
   // replicas are not touched.
   recomputation recompute(int data_rank, int device, const param_set& params, int64_t step, step_observer* obs);
+  // The step's all-reduce of `local` (flat fp32 gradients, one per rank, rank
+  // order; consumed): the buckets and their ordered sum as step() makes them,
+  // returned in the bucket's dtype.
+  torch::Tensor all_reduce(std::vector<torch::Tensor> local);
   const std::vector<replica>& replicas() const { return ranks_; }
   std::vector<replica>& replicas() { return ranks_; }
   const std::vector<int>& local_ranks() const { return local_; }
@@ -129,6 +150,11 @@ class dp_trainer {
   batch batch_for(int rank, int64_t step);
   // Loss of `data_rank`'s batch at `step` on `device`; the gradients are left in rep's parameters.
   double forward_backward(int data_rank, int device, replica& rep, int64_t step, step_observer* obs);
+  // The distributed optimizer (above): a flat tensor whose shard s is local
+  // rank s's, and the all-gather of the owners' parameters and moments.
+  torch::Tensor gather_shards(const std::vector<torch::Tensor>& local);
+  torch::Tensor bucket_of(torch::Tensor& flat) const;  // divides flat in place when it stays fp32
+  void gather_state();
 
   model_config m_;
   optim_config o_;

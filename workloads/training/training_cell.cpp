@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "workloads/training/training_config.hpp"
 
@@ -26,7 +27,13 @@ training_cell parse_training_cell(const cell& c) {
   if (const std::string& p = c.at("seed_policy"); p != "config") g.policy = parse_seed_policy(p);
   g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
   g.natural_runs = parse_integer_at_least(c.at("natural_runs"), 2, "natural_runs");
+  g.distributed_optimizer = parse_optimizer(c.at("optimizer"));
   return g;
+}
+
+bool parse_optimizer(const std::string& v) {
+  if (v == "replicated" || v == "distributed") return v == "distributed";
+  throw value_error("optimizer: expected replicated or distributed; got '" + v + "'");
 }
 
 train_config load_config(const training_cell& g) {

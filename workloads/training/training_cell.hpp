@@ -1,6 +1,6 @@
 // A training workload cell, typed once from the suite's axis values (config,
 // warmup_steps, steps, faults_per_twin, site, the fault axes, lifetime,
-// gemm_q, seed_policy, forks, natural_runs), and the job configuration it names.
+// gemm_q, seed_policy, forks, natural_runs, optimizer), and the job configuration it names.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -28,7 +28,11 @@ struct training_cell {
   std::optional<seed_policy> policy;  // 002's setting from the fork on; none: the configuration's
   int64_t forks = 1;                  // independent warm-ups; episode group g forks from g mod forks
   int64_t natural_runs = 16;          // clean runs whose pairwise divergences define harm
+  bool distributed_optimizer = false; // `optimizer`: Megatron-LM's distributed optimizer (trainer.hpp)
 };
+
+// `optimizer`: "replicated" false, "distributed" true; value_error otherwise.
+bool parse_optimizer(const std::string& v);
 
 // `v` as written in a suite, relative to the suite's folder `dir`.
 std::string resolve_config(const std::string& v, const std::string& dir);

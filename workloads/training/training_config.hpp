@@ -53,6 +53,10 @@ struct dp_config {
   seed_policy policy = seed_policy::s1_1;
   uint64_t seed = 1;
   int64_t epoch_offset = 0;  // episodes forked from one checkpoint see different shuffles
+  // Megatron-LM's --use-distributed-optimizer (trainer.hpp): fp32 master
+  // weights and Adam moments sharded over the ranks, the updated parameters
+  // all-gathered. False: every rank keeps and steps a full replica (DDP).
+  bool distributed_optimizer = false;
 };
 
 struct pretrain_config {

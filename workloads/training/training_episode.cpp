@@ -36,10 +36,10 @@ class training_runner final : public episode_runner, public step_observer, publi
         guards_(work_.any(step_need::gemm_guard) ? size_t(fork_->config.dp.ranks) : 0),
         record_gemms_(work_.any(step_need::gemms)),
         hash_params_(work_.any(step_need::param_hashes)),
+        copy_reduced_(work_.any(step_need::reduced_grads)),
         hash_copies_(param_copies(needs)),
-        recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime,
-                   plan_of(g_.faults, site_format(g_.site, fork_->config.model)).spec,
-                   work_.any(step_need::recompute)) {
+        plan_(plan_of(g_.faults, site_format(g_.site, fork_->config.model))),
+        recompute_(g_.site, fork_->config.model, g_.q, g_.lifetime, plan_.spec, work_.any(step_need::recompute)) {
     torch::set_num_threads(1);
     for (auto& v : views_) v.layout = &fork_->layout;
     for (size_t r = 0; r < views_.size(); ++r) views_[r].rank = int(r);
@@ -52,6 +52,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     fork_ = fork_for(g_.config_path, g_.warmup, fork_index_);
     dp_ = fork_->config.dp;
     if (g_.policy) dp_.policy = *g_.policy;  // the cell's seed policy from the fork on
+    dp_.distributed_optimizer = g_.distributed_optimizer;
     for (auto& v : views_) v.bucket_bf16 = dp_.bf16_buckets;
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
@@ -64,6 +65,7 @@ class training_runner final : public episode_runner, public step_observer, publi
     });
     for (auto& v : views_) v.recomputer = recompute_.keeps_state() ? &recompute_ : nullptr;
     losses_.clear();
+    when_ = kind == trial_kind::faulty ? episode_schedule(plan_, seed_, cell_hash_, trial, kind) : plan_.when;
     data_id_ = (kind == trial_kind::faulty ? 0 : (1ull << 62)) + group;
     return data_id_;
   }
@@ -171,8 +173,13 @@ class training_runner final : public episode_runner, public step_observer, publi
   }
   void reduced(int64_t s, int r, torch::Tensor& b) override {
     sites_.reduced(s, r, b);
-    views_[size_t(r)].reduced_grad_norm = norm_of(b);
+    if (!copy_reduced_) return;
+    const auto t0 = clock_type::now();
+    const torch::Tensor c = b.contiguous();
+    views_[size_t(r)].reduced_grads.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    work_.add(step_need::reduced_grads, seconds_since(t0));
   }
+  void optimizer_grads(int64_t, int r, const torch::Tensor& g) override { views_[size_t(r)].reduced_grad_norm = norm_of(g); }
   // After the optimizer step: each replica's parameter hashes, when asked,
   // of the copies asked for (training_view.hpp: the fp32 master weights, and
   // the model copy: bf16 under bf16 precision, hashed upcast to fp32 as
@@ -217,7 +224,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
-  bool record_gemms_, hash_params_;  // work_.any(gemms), work_.any(param_hashes)
+  bool record_gemms_, hash_params_, copy_reduced_;  // work_.any(gemms), (param_hashes), (reduced_grads)
   // Which copies the detectors that ask for hashes name ({"param_copy": "model" or "master"}).
   struct copies {
     bool model = false, master = false;
@@ -229,6 +236,8 @@ class training_runner final : public episode_runner, public step_observer, publi
     return c;
   }
   copies hash_copies_;
+  fault_plan plan_;
+  step_schedule when_;  // the plan's schedule in this episode (a uniform one drawn)
   recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
@@ -275,7 +284,7 @@ episode_truth training_runner::truth() {
   identical &= losses_ == twin_losses_;
   // The horizon: from the plan's first step to the episode's end.
   int64_t first = 0;
-  while (first + 1 < g_.steps && !g_.faults.when.fires(first)) ++first;
+  while (first + 1 < g_.steps && !when_.fires(first)) ++first;
   const int64_t horizon = g_.steps - first;
   const auto natural = natural_for(*fork_, g_.config_path + "#" + std::to_string(g_.warmup) + "#" + std::to_string(fork_index_),
                                    dp_, horizon, g_.natural_runs);

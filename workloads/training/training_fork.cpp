@@ -17,7 +17,9 @@ namespace {
 class history_recorder final : public step_observer {
  public:
   history_recorder(fork_point& f, int ranks) : f_(f), ranks_(ranks) {}
-  void reduced(int64_t, int rank, torch::Tensor& b) override { f_.history.back()[size_t(rank)].reduced_grad_norm = norm_of(b); }
+  void optimizer_grads(int64_t, int rank, const torch::Tensor& g) override {
+    f_.history.back()[size_t(rank)].reduced_grad_norm = norm_of(g);
+  }
   void grads_ready(int64_t step, int rank, replica& rep) override {
     if (rank == 0) f_.history.emplace_back(size_t(ranks_));
     training_step& v = f_.history.back()[size_t(rank)];

@@ -65,6 +65,10 @@ class training_workload final : public workload {
          integer("forks", 1)},
         {"natural_runs", "clean runs from the fork, differing in data order and rank seeds, whose pairwise divergences "
          "over the horizon define harm (its 99th percentile)", {"16"}, integer("natural_runs", 2)},
+        {"optimizer", "replicated (every rank steps a full replica, DDP) or distributed (Megatron-LM's "
+         "--use-distributed-optimizer: masters and Adam moments sharded over the ranks, parameters all-gathered; trainer.hpp)",
+         {"replicated"}, simple([](const std::string& v) { return std::string(parse_optimizer(v) ? "distributed" : "replicated"); }),
+         "replicated"},
     };
   }
   std::string name() const override { return "training"; }
@@ -79,9 +83,12 @@ class training_workload final : public workload {
     if (auto why = check_site(g.site, cfg.model); !why.empty()) return skip_info{"site", why};
     if (g.faults.rank >= cfg.dp.ranks) return skip_info{"rank", fmt::format("rank {} of a {}-rank run", g.faults.rank, cfg.dp.ranks)};
     if (g.lifetime.recurs()) {
-      if (g.faults.when.k != step_schedule::kind::specific || g.faults.when.steps.size() != 1)
-        return skip_info{"lifetime", "a recurring fault starts at one step (when: specific(K)); got " + g.faults.when.text()};
+      const auto& w = g.faults.when;
+      if (!(w.k == step_schedule::kind::uniform || (w.k == step_schedule::kind::specific && w.steps.size() == 1)))
+        return skip_info{"lifetime", "a recurring fault starts at one step (when: specific(K) or uniform(A,B)); got " + w.text()};
     }
+    if (g.faults.when.k == step_schedule::kind::uniform && g.faults.when.every >= g.steps)
+      return skip_info{"when", fmt::format("{} draws steps past the episode's {} steps", g.faults.when.text(), g.steps)};
     std::string why, axis;
     if (!fault_spec_for(g.faults, site_format(g.site, cfg.model), &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
@@ -89,8 +96,10 @@ class training_workload final : public workload {
   // A clean episode forks from the checkpoint with data and rank seeds of its
   // trial alone (training_episode.cpp, begin): no fault axis reaches it, and no
   // detector reads the cell's axes (context), so the cells of one fork share it.
+  // Without a fault the two optimizers give the same bits (trainer.hpp), so
+  // `optimizer` is one too (tests/test_clean_sets.cpp runs both).
   std::vector<std::string> clean_set_fault_axes() const override {
-    return {"site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin"};
+    return {"site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin", "optimizer"};
   }
   detector_context context(const cell& c) const override { return {&fp32(), &fp32(), c.axes_json()}; }
   std::vector<std::string> truth_metrics() const override {
