@@ -1,6 +1,7 @@
 // 000_60f7924e74842bcb.txt: the critical shift of Theorem 1 (Table 3, golden),
-// the folding test (Siffer et al.'s reference values), W1 against a direct
-// integral of |F - G|, the robust z-score, and the `stat` / `delta-crit` commands.
+// the folding test (Siffer et al.'s reference values), Algorithm 1's lines on
+// hand-made samples (METHODOLOGY.md, "000 Algorithm 1 (paper)"), W1 against a
+// direct integral of |F - G|, the robust z-score, the `stat` / `delta-crit` commands.
 #include <gtest/gtest.h>
 
 #include <boost/random/normal_distribution.hpp>
@@ -110,36 +111,90 @@ TEST(Folding, PValueInvertsTheRfoldingBound) {
   EXPECT_EQ(stats::folding_p_value(1.0, 100), 1.0);
 }
 
+// folding_w1 as registered (tau = 3, alpha = 1 unless `params` say otherwise) on one sample V.
+verdict algorithm1(const std::vector<double>& v, const json& params = json::object()) {
+  const auto* info = find_detector(view_kind::sample, "folding_w1");
+  EXPECT_NE(info, nullptr);
+  auto d = info->make(detector_params(validate_params(*info, params), nullptr), {});
+  sample_step s;
+  s.data = {v.data(), int64_t(v.size())};
+  return d->observe(s);
+}
+double metric(const verdict& v, const char* name) {
+  for (const auto& [k, x] : v.metrics)
+    if (k == name) return x;
+  ADD_FAILURE() << "no metric " << name;
+  return 0.0;
+}
+
 // Algorithm 1 stops when the folding test says unimodal: W1 is not computed,
 // so folding_w1's score and metric w1 are not_computed (null in a result
 // set), never 0; the folding statistics are still reported. On a multimodal
 // sample both are W1's.
 TEST(FoldingW1, AUnimodalSampleHasNoW1AndNoScore) {
-  const auto* info = find_detector(view_kind::sample, "folding_w1");
-  ASSERT_NE(info, nullptr);
-  auto d = info->make(detector_params(validate_params(*info, json::object()), nullptr), {});
-  auto see = [&](const std::vector<double>& v) {
-    sample_step s;
-    s.data = {v.data(), int64_t(v.size())};
-    return d->observe(s);
-  };
-  auto metric = [](const verdict& v, const char* name) {
-    for (const auto& [k, x] : v.metrics)
-      if (k == name) return x;
-    ADD_FAILURE() << "no metric " << name;
-    return 0.0;
-  };
-  const verdict u = see(draw(2000, 40, boost::random::normal_distribution<double>(0, 1)));
+  const verdict u = algorithm1(draw(2000, 40, boost::random::normal_distribution<double>(0, 1)));
   EXPECT_FALSE(u.flagged);
   EXPECT_GT(metric(u, "phi"), 1.0) << "a normal sample folds as unimodal";
   EXPECT_TRUE(is_not_computed(u.score)) << u.score;
   EXPECT_TRUE(is_not_computed(metric(u, "w1"))) << metric(u, "w1");
   auto mix = draw(2000, 41, boost::random::normal_distribution<double>(0, 1));
   for (size_t i = 0; i < mix.size(); i += 2) mix[i] += 10;
-  const verdict m = see(mix);
+  const verdict m = algorithm1(mix);
   EXPECT_TRUE(m.flagged);
   EXPECT_FALSE(std::isnan(m.score));
   EXPECT_DOUBLE_EQ(m.score, metric(m, "w1") / 3.0);
+}
+
+// 000 Algorithm 1 lines 8-11: SDC iff d > tau, strictly. Two point masses fold
+// onto one value (Phi = 0 < 1: multimodal), pivot halfway, W1 = their distance.
+TEST(FoldingW1, Line8FlagsOnlyWhenW1ExceedsTauStrictly) {
+  const verdict at = algorithm1({0, 0, 3, 3});
+  EXPECT_EQ(metric(at, "phi"), 0.0);
+  EXPECT_EQ(metric(at, "pivot"), 1.5);
+  EXPECT_EQ(metric(at, "w1"), 3.0);
+  EXPECT_FALSE(at.flagged) << "d = tau = 3: line 11, no SDC";
+  EXPECT_TRUE(algorithm1({0, 0, 4, 4}).flagged) << "d = 4 > 3";
+  EXPECT_TRUE(algorithm1({0, 0, 3, 3}, {{"tau", 2.9}}).flagged);
+}
+
+// Lines 2-4: unimodal (Phi >= 1, Siffer et al.'s rule; 000 names none) returns
+// before W1. {+-10 x 3, 0 x 2}: Phi = 4 x (share of zeros) = 1 exactly.
+TEST(FoldingW1, Line3ReturnsNoSdcWhenPhiIsOne) {
+  const verdict v = algorithm1({-10, -10, -10, 0, 0, 10, 10, 10});
+  EXPECT_EQ(metric(v, "phi"), 1.0);
+  EXPECT_FALSE(v.flagged);
+  EXPECT_TRUE(is_not_computed(metric(v, "w1")));
+  // Fewer than 3 values or no spread: Phi is undefined; our reading: unimodal.
+  EXPECT_FALSE(algorithm1({0, 10}).flagged);
+  EXPECT_FALSE(algorithm1({5, 5, 5, 5}).flagged);
+}
+
+// Line 6 keeps v < s* and v > s*; 3.4's text puts v <= s* left, as we do:
+// {+-10 x 3, 0}: s* = 0, Phi = 4/7, W1({-10 x 3, 0}, {10 x 3}) = 17.5 (not 20).
+TEST(FoldingW1, Line6AValueAtThePivotJoinsTheLeftSide) {
+  const verdict v = algorithm1({-10, -10, -10, 0, 10, 10, 10}, {{"tau", 18.0}});
+  EXPECT_EQ(metric(v, "pivot"), 0.0);
+  EXPECT_NEAR(metric(v, "phi"), 4.0 / 7, 1e-14);
+  EXPECT_EQ(metric(v, "w1"), 17.5);
+  EXPECT_FALSE(v.flagged);
+}
+
+// Algorithm 1 is undefined on a NaN or Inf log-norm; ours flags it first (HACKING.md).
+TEST(FoldingW1, NonFiniteLogNormsAreFlaggedOutright) {
+  for (double bad : {NAN, INFINITY, -INFINITY}) {
+    const verdict v = algorithm1({0, 0.1, 0.2, bad});
+    EXPECT_TRUE(v.flagged) << bad;
+    EXPECT_EQ(metric(v, "nonfinite_norms"), 1.0);
+  }
+}
+
+// Line 1: V = log ||g_i||, the Euclidean norm, the natural log (000 writes
+// "log"; Theorem 1's log2 would scale W1, and so tau, by 1 / ln 2).
+TEST(LogNorms, Line1IsTheNaturalLogOfTheEuclideanNorm) {
+  const float g[] = {3, 4}, zero[] = {0, 0};
+  EXPECT_DOUBLE_EQ(log_norm_fast(g, 2), std::log(5.0));
+  EXPECT_DOUBLE_EQ(log_norm_reference(g, 2), std::log(5.0));
+  EXPECT_EQ(log_norm_fast(zero, 2), -INFINITY);  // left out of V by both workloads
 }
 
 // The integral of |F_a - F_b| on a fine grid (midpoint rule): the definition.

@@ -2,14 +2,15 @@
 // (workloads/training/): a bad job configuration's named field, the model's
 // hooked linear layer against torch's own, and the data-parallel
 // trainer (bit-identical reruns, replicas kept equal by the all-reduce, the
-// ordered bf16 reduction, seed policies), checkpoints and fine-tuning that
-// learns. Its data: test_training_data.cpp.
+// ordered bf16 reduction, seed policies, 002's recorded cosines), checkpoints
+// and fine-tuning that learns. Its data: test_training_data.cpp.
 #include <gtest/gtest.h>
 
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <filesystem>
 
+#include "detectors/consistency.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "workloads/training/training_fork.hpp"
@@ -180,6 +181,28 @@ TEST(TrainingDp, Bf16BucketsAreSummedInRankOrderAsTheCompressionHookDoes) {
   for (const auto& b : cap.reduced_buckets) EXPECT_TRUE(bit_equal(b, expect.to(torch::kFloat)));
   const auto fp32_sum = (cap.flats[0] + cap.flats[1] + cap.flats[2]) / 3;
   EXPECT_FALSE(bit_equal(cap.reduced_buckets[0], fp32_sum));  // the compression is real
+}
+
+// 002 eqs. (4), (7), (8) as the trainer records them (`consistency`): each
+// rank's norm before the all-reduce, the mean cosine over the unordered pairs
+// and each rank's cosine to the rest from the all-reduce of unit vectors,
+// against the pairwise definitions on the captured gradients.
+TEST(TrainingDp, ConsistencyRecordsEq8sMeanOfThePairwiseCosines) {
+  train_config c = small_config();
+  const auto d = load_train_data(c);
+  capture cap;
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  t.start_from(fresh_replica(c.model, c.dp.seed));
+  const step_record rec = t.step(&cap, {.consistency = true});
+  std::vector<std::span<const float>> g;
+  for (const auto& f : cap.flats) g.emplace_back(f.data_ptr<float>(), size_t(f.numel()));
+  const sdc::consistency ref = sdc::consistency_reference(rec.loss, g);
+  EXPECT_NEAR(rec.cos_mean, ref.cos_mean, 1e-12);
+  ASSERT_EQ(rec.cos_to_rest.size(), 3u);
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(rec.cos_to_rest[r], ref.cos_to_rest[r], 1e-12) << r;
+    EXPECT_NEAR(rec.grad_norm[r], ref.norms[r], 1e-12 * ref.norms[r]) << r;
+  }
 }
 
 TEST(TrainingCheckpoint, RoundTripsAndRefusesAnotherConfigurationOrABrokenFile) {
