@@ -6,6 +6,8 @@
 // and fine-tuning that learns. Its data: test_training_data.cpp.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <filesystem>
@@ -203,6 +205,20 @@ TEST(TrainingDp, ConsistencyRecordsEq8sMeanOfThePairwiseCosines) {
     EXPECT_NEAR(rec.cos_to_rest[r], ref.cos_to_rest[r], 1e-12) << r;
     EXPECT_NEAR(rec.grad_norm[r], ref.norms[r], 1e-12 * ref.norms[r]) << r;
   }
+}
+
+// One rank has no pairs and no rest: 002's cosines are not defined, NaN
+// (consistency.cpp's reference), not a number made up from rounding.
+TEST(TrainingDp, OneRankHasNoCosines) {
+  train_config c = small_config();
+  c.dp.ranks = 1;
+  const auto d = load_train_data(c);
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  t.start_from(fresh_replica(c.model, c.dp.seed));
+  const step_record rec = t.step(nullptr, {.consistency = true});
+  EXPECT_TRUE(std::isnan(rec.cos_mean));
+  ASSERT_EQ(rec.cos_to_rest.size(), 1u);
+  EXPECT_TRUE(std::isnan(rec.cos_to_rest[0])) << rec.cos_to_rest[0];
 }
 
 TEST(TrainingCheckpoint, RoundTripsAndRefusesAnotherConfigurationOrABrokenFile) {

@@ -233,9 +233,10 @@ step_record dp_trainer::step(step_observer* obs, record_options what) {
     std::vector<double> cos;
     for (const auto& u : units) {
       const double us = u.dot(S).item<double>();
-      cos.push_back((us - 1) / std::sqrt(std::fmax(s2 - 2 * us + 1, 0.0)));
+      // One rank has no rest: NaN, as consistency.cpp's reference gives.
+      cos.push_back(R > 1 ? (us - 1) / std::sqrt(std::fmax(s2 - 2 * us + 1, 0.0)) : std::nan(""));
     }
-    rec.cos_mean = (s2 - double(R)) / (double(R) * double(R - 1));
+    rec.cos_mean = R > 1 ? (s2 - double(R)) / (double(R) * double(R - 1)) : std::nan("");
     rec.cos_to_rest = coll_->gather(cos, 1);
   }
   rec.loss = coll_->gather(loss, 1);
