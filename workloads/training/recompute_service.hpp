@@ -32,6 +32,10 @@ class recompute_service final : public step_recomputer {
   // Rank `rank` is about to compute `global_step` from `rep` (after any fault in its state).
   void step_begins(int rank, const replica& rep, int64_t global_step);
   recomputed_step recompute(int data_rank, int state_of, int device) override;
+  // Whether computing anything again on `device` now repeats the recorded
+  // fault (a recurring one, on at this step): a GEMM it changed comes back as it
+  // is (gemm_record::fault_recurs).
+  bool repeats_on(int device) const { return active(device); }
 
  private:
   // A recorded recurring fault acts on `device` at the current step.
