@@ -9,7 +9,8 @@
 // with the tokens per rank: two model sizes show the trend. The GEMM checks
 // follow, on every linear GEMM of the 4 ranks (forward and both backward):
 // 001's V-ABFT and 003's CheckSum on the hook's copies after the step
-// (V-ABFT's in_step: false), and V-ABFT fused into our GEMM as a campaign
+// (V-ABFT's in_step: false; torch_npu's CheckSum also at its original scope,
+// the forward attention products), and V-ABFT fused into our GEMM as a campaign
 // runs it by default (the protected GEMM, weights encoded afresh each step
 // as they change), priced as the protected GEMMs' time beyond the plain
 // GEMMs' in the same iteration: what it costs where the GEMM is ours. The production checks follow (Megatron-LM's result
@@ -49,11 +50,14 @@ struct capture final : step_observer, gemm_hook {
   int rank = 0;
   gemm_hook* gemm_hook_for(int64_t, int r) override {
     rank = r;
-    views[size_t(r)].gemms.clear();
+    views[size_t(r)].gemms.clear(), views[size_t(r)].attention.clear();
     return this;
   }
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     views[size_t(rank)].gemms.push_back(gemm_record_of(linear, pass, a, b, out));
+  }
+  void after_attention(int layer, int pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) override {
+    views[size_t(rank)].attention.push_back(batched_record_of(layer, pass, a, b, out));
   }
   void grads_ready(int64_t step, int r, replica& rep) override {
     auto& v = views[size_t(r)];
@@ -90,6 +94,11 @@ const std::vector<detector_case> k_detectors = {
     // GEMM checks on every linear GEMM's record, after the step (the campaign's way).
     {"gemm_vabft, every GEMM, separate (001)", "gemm_vabft", {{"in_step", false}}},
     {"matmul_checksum, every GEMM (003)", "matmul_checksum", {{"bf16_only", false}}},
+    // torch_npu's rule per scope: its own (the forward attention products,
+    // fp32 here: bf16_only off to price them) and every linear GEMM.
+    {"matmul_checksum torch_npu, original scope", "matmul_checksum", {{"variant", "torch_npu"}, {"bf16_only", false}}},
+    {"matmul_checksum torch_npu, scope linear", "matmul_checksum",
+     {{"variant", "torch_npu"}, {"scope", "linear"}, {"bf16_only", false}}},
     // Production checks. Megatron's validation is timed on a step it accepts
     // (a rejection's rerun costs one or two forward/backwards of a rank: the
     // replay rows below price one); param_hash includes hashing every

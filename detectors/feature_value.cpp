@@ -13,9 +13,10 @@
 //     parameter first) to its feature_value_state (silent_check.hpp);
 //   an alarm goes to the rank's rank_strikes and the CheckSum to the polling
 //     checksum_clock (strike_policy.hpp), on a simulated clock
-//     (`seconds_per_step`); a running CheckSum checks every bf16 GEMM of every
-//     rank (matmul_checksum.hpp, same `variant`) and blames the rank whose GEMM
-//     fails (the worst ratio when several do).
+//     (`seconds_per_step`); a running CheckSum checks every rank's bf16 GEMMs
+//     of its original's scope (matmul_checksum.hpp, same `variant`;
+//     `checksum_scope` = linear, our variant: every linear GEMM) and blames the
+//     rank whose GEMM fails (the worst ratio when several do).
 // Flags (flag_on = original): with the CheckSum, a failing GEMM; without it,
 // what the original reports: a strike (mindspore's WARNING) or a strike-out
 // (torch_npu's WARNING). flag_on = alarm: any alarm (the check alone).
@@ -49,6 +50,7 @@ struct fv_config {
   strike_params strikes;
   int64_t interval = 0;  // 0: the variant's default
   std::string tensor = "sampled";
+  checksum_scope scope = checksum_scope::original;
   double seconds_per_step = 1;
   bool flag_on_alarm = false;
 };
@@ -90,7 +92,7 @@ class feature_value_detector final : public episode_detector {
                 {"checksum_steps", 0},
                 {"checksum_rank", k_no_event}};
   }
-  nlohmann::json needs() const override { return {{"gemms", c_.strikes.with_checksum}}; }
+  nlohmann::json needs() const override { return checksum_needs(checksum_kind(), c_.scope, c_.strikes.with_checksum); }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     const int64_t k = step_++;
@@ -105,6 +107,9 @@ class feature_value_detector final : public episode_detector {
   }
 
  private:
+  checksum_variant checksum_kind() const {
+    return c_.variant == asd_variant::mindspore ? checksum_variant::mindspore : checksum_variant::torch_npu;
+  }
   double& metric(const char* name) {
     for (auto& [n, v] : metrics_)
       if (n == name) return v;
@@ -141,10 +146,10 @@ class feature_value_detector final : public episode_detector {
     metric("checksum_steps") += 1;
     double worst = 0;
     for (size_t r = 0; r < views.size(); ++r) {
-      for (const auto& g : view_cast<training_step>(*views[r], view_kind::training).gemms) {
+      const auto& s = view_cast<training_step>(*views[r], view_kind::training);
+      for (const auto& g : checksum_records(s, checksum_kind(), c_.scope)) {
         if (!g.bf16) continue;  // both originals check bf16 MatMuls only
-        const auto v = c_.variant == asd_variant::mindspore ? checksum_variant::mindspore : checksum_variant::torch_npu;
-        const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, v);
+        const checksum_result c = matmul_checksum(checksum_operands(g), checksum_kind());
         if (c.failed && (!out.flagged || score_higher(c.worst_ratio, worst))) out.flagged = true, out.rank = int(r), worst = c.worst_ratio;
       }
     }
@@ -171,6 +176,7 @@ fv_config parse_config(const detector_params& p) {
   c.strikes.with_checksum = p.boolean("with_checksum");
   c.interval = p.integer("grad_sample_interval");
   c.tensor = p.json().at("tensor").get<std::string>();
+  c.scope = parse_checksum_scope(p.choice("checksum_scope"));
   c.seconds_per_step = p.number("seconds_per_step");
   c.flag_on_alarm = p.choice("flag_on") == "alarm";
   if (c.flag_on_alarm && c.strikes.with_checksum)
@@ -199,6 +205,8 @@ SDCBENCH_REGISTER_DETECTOR({view_kind::training, "feature_value",
                              {"checksum_cooldown", T::number, 180.0, "minutes before another CheckSum may start", {}},
                              {"poll_seconds", T::number, 10.0, "seconds between the originals' polling-thread passes", {}},
                              {"with_checksum", T::boolean, false, "a strike-out starts the CheckSum on every rank, which blames the rank", {}},
+                             {"checksum_scope", T::choice, "original", "the CheckSum's GEMMs: original (the variant's own; "
+                              "matmul_checksum's scope) or linear (named variant: every linear GEMM)", {"original", "linear"}},
                              {"seconds_per_step", T::number, 1.0, "the simulated clock: seconds a training step takes", {}},
                              {"flag_on", T::choice, "original", "original (what the variant reports) or alarm (the check alone)",
                               {"original", "alarm"}}},

@@ -20,19 +20,24 @@ float row_mean(const float* ci, int64_t n, bool bf) {
   return in_c(sa / float(n), bf);
 }
 
+// Rows are numbered over the whole call (row i of batch t is t m + i, where A
+// and C hold it); only B e is per batch.
 checksum_rows rows_reference(const matmul_operands& g) {
   checksum_rows s;
-  std::vector<float> b1(size_t(g.k), 0.0f);  // B e, in fp32
-  for (int64_t p = 0; p < g.k; ++p)
-    for (int64_t j = 0; j < g.n; ++j) b1[size_t(p)] += g.b[p * g.n + j];
-  for (int64_t i = 0; i < g.m; ++i) {
-    const float* ci = g.c + i * g.n;
-    float sum = 0, mx = 0, d = 0;
-    for (int64_t j = 0; j < g.n; ++j) sum += ci[j], mx = std::isnan(mx) || std::isnan(ci[j]) ? NAN : std::fmax(mx, std::fabs(ci[j]));
-    for (int64_t p = 0; p < g.k; ++p) d += g.a[i * g.k + p] * b1[size_t(p)];
-    s.error.push_back(std::fabs(sum - d));
-    s.cmax.push_back(mx);
-    s.cmean.push_back(row_mean(ci, g.n, g.bf16));
+  for (int64_t t = 0; t < g.batch; ++t) {
+    std::vector<float> b1(size_t(g.k), 0.0f);  // B e, in fp32
+    const float* b = g.b + t * g.k * g.n;
+    for (int64_t p = 0; p < g.k; ++p)
+      for (int64_t j = 0; j < g.n; ++j) b1[size_t(p)] += b[p * g.n + j];
+    for (int64_t i = t * g.m; i < (t + 1) * g.m; ++i) {
+      const float* ci = g.c + i * g.n;
+      float sum = 0, mx = 0, d = 0;
+      for (int64_t j = 0; j < g.n; ++j) sum += ci[j], mx = std::isnan(mx) || std::isnan(ci[j]) ? NAN : std::fmax(mx, std::fabs(ci[j]));
+      for (int64_t p = 0; p < g.k; ++p) d += g.a[i * g.k + p] * b1[size_t(p)];
+      s.error.push_back(std::fabs(sum - d));
+      s.cmax.push_back(mx);
+      s.cmean.push_back(row_mean(ci, g.n, g.bf16));
+    }
   }
   return s;
 }
@@ -84,14 +89,18 @@ void c_rows(const matmul_operands& g, const float* b1, int64_t i, checksum_rows&
 
 checksum_rows rows_fast(const matmul_operands& g) {
   checksum_rows s;
-  s.error.resize(size_t(g.m)), s.cmax.resize(size_t(g.m)), s.cmean.resize(size_t(g.m));
+  const size_t rows = size_t(g.batch * g.m);
+  s.error.resize(rows), s.cmax.resize(rows), s.cmean.resize(rows);
   std::vector<float> b1(size_t(g.k));
-  int64_t p = 0;
-  for (; p + k_rows <= g.k; p += k_rows) sum_rows<k_rows>(g.b + p * g.n, g.n, &b1[size_t(p)]);
-  for (; p < g.k; ++p) sum_rows<1>(g.b + p * g.n, g.n, &b1[size_t(p)]);
-  int64_t i = 0;
-  for (; i + k_rows <= g.m; i += k_rows) c_rows<k_rows>(g, b1.data(), i, s);
-  for (; i < g.m; ++i) c_rows<1>(g, b1.data(), i, s);
+  for (int64_t t = 0; t < g.batch; ++t) {  // a block of rows stays within its batch (its B e)
+    const float* b = g.b + t * g.k * g.n;
+    int64_t p = 0;
+    for (; p + k_rows <= g.k; p += k_rows) sum_rows<k_rows>(b + p * g.n, g.n, &b1[size_t(p)]);
+    for (; p < g.k; ++p) sum_rows<1>(b + p * g.n, g.n, &b1[size_t(p)]);
+    int64_t i = t * g.m;
+    for (; i + k_rows <= (t + 1) * g.m; i += k_rows) c_rows<k_rows>(g, b1.data(), i, s);
+    for (; i < (t + 1) * g.m; ++i) c_rows<1>(g, b1.data(), i, s);
+  }
   return s;
 }
 
@@ -118,7 +127,7 @@ checksum_result mindspore_checksum(const matmul_operands& g, const checksum_rows
   const bool spiky = ratio_min(s, g.bf16) >= 5.0f;  // GreaterEqualScalar; false for NaN
   const float k = spiky ? std::sqrt(float(g.n)) * (1.0f / 256) : float(g.n) * (1.0f / 256);
   float worst = -INFINITY;
-  for (int64_t i = 0; i < g.m; ++i) {
+  for (int64_t i = 0; i < g.batch * g.m; ++i) {
     const float bound = in_c((spiky ? s.cmax : s.cmean)[size_t(i)] * k, g.bf16);
     const float diff = s.error[size_t(i)] - bound;
     worst = std::isnan(diff) || std::isnan(worst) ? NAN : std::fmax(worst, diff);  // ReduceMax propagates NaN
@@ -128,24 +137,31 @@ checksum_result mindspore_checksum(const matmul_operands& g, const checksum_rows
   return r;
 }
 
-// checksum.py _matmul_checksum.
+// checksum.py _matmul_checksum: one decision over the whole call (every batch's rows).
 checksum_result torch_npu_checksum(const matmul_operands& g, const checksum_rows& s) {
   checksum_result r;
-  const bool spiky = ratio_min(s, g.bf16) > 5.0f;
+  const int64_t rows = g.batch * g.m;
+  const bool spiky = ratio_min(s, g.bf16) > 5.0f;  // torch.min over every row of the call
   const float k = spiky ? float(std::sqrt(double(g.n))) : float(g.n);
-  for (int64_t i = 0; i < g.m; ++i) {
+  for (int64_t i = 0; i < rows; ++i) {
     const float bound = in_c(in_c((spiky ? s.cmax : s.cmean)[size_t(i)] * 0x1p-8f, g.bf16) * k, g.bf16);
     if (s.error[size_t(i)] - 5 * bound > 5e-20f) r.rows_flagged = true;  // false for NaN
     note_worst(r, i, s.error[size_t(i)], 5.0 * bound);
   }
   if (!r.rows_flagged) return r;
-  std::vector<float> c(size_t(g.m * g.n));  // matmul(a, b, out=c): the training GEMMs' kernel
-  gemm_fixed_order(g.a, g.b, c.data(), {g.m, g.n, g.k}, accumulation_order{});
+  // matmul(a, b, out=c) on the same device: the training GEMMs' kernel, each
+  // batch's product. It is always computed (the original's cost); where the
+  // device repeats the fault, what it gives is C's bits again.
+  std::vector<float> c(size_t(rows * g.n), 0.0f);
+  if (g.k > 0 && g.n > 0)
+    for (int64_t t = 0; t < g.batch && g.m > 0; ++t)
+      gemm_fixed_order(g.a + t * g.m * g.k, g.b + t * g.k * g.n, c.data() + t * g.m * g.n, {g.m, g.n, g.k}, accumulation_order{});
   for (float& x : c) x = in_c(x, g.bf16);
+  const float* again = g.recompute_repeats ? g.c : c.data();
   // c_mean != c_mean2. Only the means: the reference's loop on both twins (the
   // fast twin's means equal its bits, FastTwinEqualsTheReferenceBitForBit),
-  // O(mn) beside the O(mnk) recompute.
-  for (int64_t i = 0; i < g.m; ++i) r.failed |= !(s.cmean[size_t(i)] == row_mean(c.data() + i * g.n, g.n, g.bf16));
+  // O(mn) beside the O(mnk) recompute; NaN != NaN, so a repeated NaN row still fails.
+  for (int64_t i = 0; i < rows; ++i) r.failed |= !(s.cmean[size_t(i)] == row_mean(again + i * g.n, g.n, g.bf16));
   return r;
 }
 
@@ -154,6 +170,30 @@ checksum_result decide(const matmul_operands& g, const checksum_rows& s, checksu
 }
 
 }  // namespace
+
+matmul_operands checksum_operands(const gemm_record& g) {
+  matmul_operands o{g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16};
+  o.batch = g.batch, o.recompute_repeats = g.fault_changed && g.fault_recurs;
+  return o;
+}
+
+checksum_scope parse_checksum_scope(const std::string& text) {
+  return text == "linear" ? checksum_scope::linear : checksum_scope::original;  // the param_spec's choices
+}
+
+bool checks_attention(checksum_variant v, checksum_scope s) {
+  return v == checksum_variant::torch_npu && s == checksum_scope::original;
+}
+
+const std::vector<gemm_record>& checksum_records(const training_step& s, checksum_variant v, checksum_scope sc) {
+  return checks_attention(v, sc) ? s.attention : s.gemms;
+}
+
+nlohmann::json checksum_needs(checksum_variant v, checksum_scope s, bool on) {
+  if (!on) return {{"gemms", false}};
+  if (checks_attention(v, s)) return {{"attention_gemms", true}};
+  return {{"gemms", true}};
+}
 
 checksum_rows matmul_checksum_rows(const matmul_operands& g) { return rows_fast(g); }
 checksum_rows matmul_checksum_rows_reference(const matmul_operands& g) { return rows_reference(g); }

@@ -13,24 +13,35 @@
 // torch_npu (torch_npu/asd/checksum.py, _matmul_checksum): spiky iff min ratio
 //   > 5; the bound is (max_i 2^-8) sqrt(n) (or (mean_i 2^-8) n), each product
 //   in C's dtype; a row is flagged iff error_i - 5 bound_i > 5e-20 (a NaN row
-//   is not); if one is, C is recomputed and the GEMM fails iff some row's mean
-//   |C| differs from the recomputed one's (NaN != NaN). Ours recomputes with the
-//   training GEMMs' kernel (sequential fp32, rounded once), so a transient
-//   fault's product comes back clean. The original also writes the recomputed
-//   product into C, repairing the training run; ours only observes (a detector
-//   must not change the run the other detectors are scored on).
+//   is not); if one is, `matmul(a, b, out=c)` recomputes C on the same device
+//   and the call fails iff some row's mean |C| differs from the recomputed
+//   one's (torch.any(c_mean != c_mean2); NaN != NaN). Its reductions are over
+//   dim -1, so a batched call (attention's [B, H, T, .] products) is one check:
+//   the min ratio one decision over every row of every batch. Ours recomputes
+//   with the training GEMMs' kernel (sequential fp32, rounded once): a clean
+//   product, or a transient fault's, comes back clean; where the device
+//   repeats the fault (`recompute_repeats`: a permanent fault, set by the
+//   workload) the recomputation is C's bits again, so only a NaN row mean
+//   tells. The original also writes the recomputed product into C, repairing
+//   the training run; ours only observes (a detector must not change the run
+//   the other detectors are scored on).
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <vector>
+
+#include "protocol/views/training_view.hpp"
 
 namespace sdc {
 
 struct matmul_operands {
   int64_t m = 0, k = 0, n = 0;
-  const float* a = nullptr;  // m x k
-  const float* b = nullptr;  // k x n
-  const float* c = nullptr;  // m x n
+  const float* a = nullptr;  // batch x m x k
+  const float* b = nullptr;  // batch x k x n
+  const float* c = nullptr;  // batch x m x n
   bool bf16 = false;         // C is held in bf16 (intermediates and the recompute round to it)
+  int64_t batch = 1;         // products back to back, checked as one call (rows: batch x m)
+  bool recompute_repeats = false;  // recomputing on C's device gives C's bits (a recurring fault changed C)
 };
 
 struct checksum_result {
@@ -55,5 +66,25 @@ checksum_rows matmul_checksum_rows(const matmul_operands& g);
 // The plain reference twin: one row after another.
 checksum_result matmul_checksum_reference(const matmul_operands& g, checksum_variant v);
 checksum_rows matmul_checksum_rows_reference(const matmul_operands& g);
+
+// A training GEMM record as the check's operands.
+matmul_operands checksum_operands(const gemm_record& g);
+
+// Which of a step's GEMMs a CheckSum checks (`scope`). original: each
+// original's own. torch_npu: the torch.matmul / Tensor.matmul calls with two
+// bf16 operands (asd.py _trigger_matmul_decorator,
+// _trigger_tensor_matmul_decorator): in our model the forward pass's two
+// attention products per block, each one batched call; never nn.Linear /
+// F.linear, the `@` operator (Tensor.__matmul__ is C++, not the patched
+// attribute) nor autograd's backward GEMMs. mindspore: the 2-D bf16 MatMul
+// nodes (checksum.cc), forward and backward: every linear GEMM of our model,
+// the same set as `linear`. linear (variant): every linear GEMM, forward and
+// backward, under either rule.
+enum class checksum_scope { original, linear };
+checksum_scope parse_checksum_scope(const std::string& text);
+bool checks_attention(checksum_variant v, checksum_scope s);
+const std::vector<gemm_record>& checksum_records(const training_step& s, checksum_variant v, checksum_scope sc);
+// The step's work it asks for (detector::needs()); nothing when off.
+nlohmann::json checksum_needs(checksum_variant v, checksum_scope s, bool on);
 
 }  // namespace sdc

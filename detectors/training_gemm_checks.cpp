@@ -5,7 +5,10 @@
 //   matmul_checksum   003's CheckSum (matmul_checksum.hpp) on every step, not
 //                     only after a strike-out: the upper bound of what the
 //                     combined scheme's CheckSum can find. bf16 GEMMs only,
-//                     as the originals, unless bf16_only = false.
+//                     as the originals, unless bf16_only = false; on the
+//                     GEMMs its original checks (`scope` = original:
+//                     torch_npu the forward attention products, mindspore
+//                     every linear GEMM) or every linear GEMM (`linear`).
 //   gemm_<name>       001's checks of the GEMM family (gemm_vabft, gemm_aabft,
 //                     gemm_abft, ...: every GEMM detector, with its own
 //                     parameters; `sdcbench list detectors`), each GEMM checked as a GEMM cell of its
@@ -41,7 +44,7 @@ class gemm_checks : public training_detector {
   verdict check(const training_step& s) override {
     verdict out;  // score not computed until a GEMM is checked
     double checked = 0, failed = 0;
-    for (const auto& g : s.gemms) {
+    for (const auto& g : records(s)) {
       if (!wants(g)) continue;
       const verdict v = check_gemm(g);
       ++checked, failed += v.flagged;
@@ -53,21 +56,25 @@ class gemm_checks : public training_detector {
   }
 
  protected:
+  virtual const std::vector<gemm_record>& records(const training_step& s) const { return s.gemms; }
   virtual bool wants(const gemm_record&) const { return true; }
   virtual verdict check_gemm(const gemm_record& g) = 0;
 };
 
 class checksum_check final : public gemm_checks {
  public:
-  checksum_check(checksum_variant v, bool bf16_only) : v_(v), bf16_only_(bf16_only) {}
+  checksum_check(checksum_variant v, checksum_scope scope, bool bf16_only) : v_(v), scope_(scope), bf16_only_(bf16_only) {}
+  nlohmann::json needs() const override { return checksum_needs(v_, scope_, true); }
 
  private:
+  const std::vector<gemm_record>& records(const training_step& s) const override { return checksum_records(s, v_, scope_); }
   bool wants(const gemm_record& g) const override { return g.bf16 || !bf16_only_; }
   verdict check_gemm(const gemm_record& g) override {
-    const checksum_result c = matmul_checksum({g.m, g.k, g.n, g.a.data(), g.b.data(), g.c.data(), g.bf16}, v_);
+    const checksum_result c = matmul_checksum(checksum_operands(g), v_);
     return {c.failed, c.worst_ratio};
   }
   checksum_variant v_;
+  checksum_scope scope_;
   bool bf16_only_;
 };
 
@@ -162,15 +169,20 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
 
 using T = param_spec::type;
 SDCBENCH_REGISTER_DETECTOR({view_kind::training, "matmul_checksum",
-                            "003's bf16 matmul CheckSum on every GEMM of every step (not only after a strike-out); blames the "
-                            "rank whose GEMM fails",
+                            "003's bf16 matmul CheckSum on every step (not only after a strike-out), on its original's GEMMs "
+                            "or every linear GEMM; blames the rank whose GEMM fails",
                             {{"variant", T::choice, "mindspore", "mindspore (the bound as is) or torch_npu (x5, recompute)",
                               {"mindspore", "torch_npu"}},
+                             {"scope", T::choice, "original",
+                              "original (the variant's own: torch_npu the torch.matmul calls, our forward attention "
+                              "products; mindspore every 2-D MatMul, our linear GEMMs) or linear (named variant: every "
+                              "linear GEMM, forward and backward)",
+                              {"original", "linear"}},
                              {"bf16_only", T::boolean, true, "check bf16 GEMMs only, as the originals", {}}},
                             [](const detector_params& p, const detector_context&) -> std::unique_ptr<detector> {
                               return std::make_unique<checksum_check>(
                                   p.choice("variant") == "torch_npu" ? checksum_variant::torch_npu : checksum_variant::mindspore,
-                                  p.boolean("bf16_only"));
+                                  parse_checksum_scope(p.choice("scope")), p.boolean("bf16_only"));
                             }});
 
 // gemm_<name> for every GEMM detector, with its parameters: registered late,

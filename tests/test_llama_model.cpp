@@ -101,8 +101,44 @@ TEST(LlamaModel, ForwardAndBackwardMatchTheTorchTwin) {
 
 struct counting_hook final : gemm_hook {
   std::map<std::pair<int, gemm_pass>, int> calls;
+  std::vector<sdc::gemm_record> attention;
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor&, const torch::Tensor&, torch::Tensor&) override { ++calls[{linear, pass}]; }
+  void after_attention(int layer, int pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) override {
+    attention.push_back(batched_record_of(layer, pass, a, b, out));
+  }
 };
+
+// What torch_npu's CheckSum sees of the model (HF eager attention's two
+// torch.matmul calls per block): Q K^T and P V, forward only, batched over
+// [B, H], with two bf16 operands under bf16 precision; each record's C is its
+// A B on the training kernel (rounded to bf16), batch by batch.
+TEST(LlamaModel, TheForwardShowsBothAttentionProductsOfEveryBlock) {
+  for (const bool bf16 : {false, true}) {
+    const model_config m = llama(bf16);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    const param_set p = init_params(m, gen);
+    counting_hook h;
+    forward_options o;
+    o.hook = &h, o.training = false;
+    forward(m, p, torch::randint(0, 256, {2, 10}, torch::kLong), o).sum().backward();
+    ASSERT_EQ(h.attention.size(), 4u) << "bf16 " << bf16;
+    for (size_t i = 0; i < h.attention.size(); ++i) {
+      const auto& g = h.attention[i];
+      EXPECT_EQ(g.linear, int(i / 2));
+      EXPECT_EQ(g.pass, i % 2 == 0 ? sdc::k_attention_scores : sdc::k_attention_context);
+      EXPECT_EQ(g.bf16, bf16);
+      EXPECT_EQ(g.batch, 2 * 3);  // B x H
+      EXPECT_EQ(g.m, 10);
+      EXPECT_EQ(g.n, i % 2 == 0 ? 10 : 8);
+      const auto a = torch::from_blob(const_cast<float*>(g.a.data()), {g.batch, g.m, g.k});
+      const auto b = torch::from_blob(const_cast<float*>(g.b.data()), {g.batch, g.k, g.n});
+      auto c = torch::matmul(a.to(torch::kDouble), b.to(torch::kDouble)).to(torch::kFloat);
+      if (bf16) c = c.to(torch::kBFloat16).to(torch::kFloat);
+      const auto got = torch::from_blob(const_cast<float*>(g.c.data()), {g.batch, g.m, g.n});
+      EXPECT_TRUE(torch::allclose(got, c, bf16 ? 1e-2 : 1e-5, 1e-5)) << i;
+    }
+  }
+}
 
 TEST(LlamaModel, EveryGemmGoesThroughTheHookInFp32AndBf16) {
   for (const bool bf16 : {false, true}) {

@@ -32,12 +32,25 @@ struct training_layout {
 // row-major fp32 copies (bf16 values held exactly when the GEMM ran in bf16),
 // C as the layer went on with it (after any fault). pass: 0 forward (A = x,
 // B = W^T), 1 grad_input (A = dY, B = W), 2 grad_weight (A = dY^T, B = x).
+// An attention product (training_step::attention) is `batch` products back to
+// back (A batch x m x k, and so on; one per sequence and head), `linear` its
+// block, pass 3 the scores (A = Q, B = K^T) or 4 the context (A = the
+// probabilities, B = V).
 struct gemm_record {
   int linear = 0, pass = 0;
   bool bf16 = false;
   int64_t m = 0, k = 0, n = 0;
   std::vector<float> a, b, c;
+  int64_t batch = 1;
+  // What computing C again on this rank's device gives, for a check that
+  // recomputes there (torch_npu's CheckSum): set by the workload, which knows
+  // the fault's lifetime. fault_changed: a fault changed C after the product
+  // (a defective GEMM); fault_recurs: this device repeats it whenever it
+  // computes C (a permanent fault; an intermittent one while on), so its
+  // recomputation gives C's bits again; a transient one's gives the clean product.
+  bool fault_changed = false, fault_recurs = false;
 };
+constexpr int k_attention_scores = 3, k_attention_context = 4;  // gemm_record::pass of an attention product
 
 // A GEMM check that runs inside a rank's linear GEMMs (issue 34: a GEMM
 // detector's protected GEMM, so the check costs what it would in
@@ -118,6 +131,11 @@ class training_step final : public step_view {
   std::vector<float> reduced_grads;
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
+  // The forward pass's attention products (both per block, in call order),
+  // when a detector asks ({"attention_gemms": true}): what a PyTorch model
+  // with HF's eager attention computes through torch.matmul. No fault site is
+  // in them; `gemms` never holds them.
+  std::vector<gemm_record> attention;
   // After the optimizer step, when a detector asks ({"param_hashes": true,
   // "param_copy": "master" or "model"}): the SHA-1 of each parameter on this
   // rank, parameter order, of its fp32 master weights (param_sha1) or of the

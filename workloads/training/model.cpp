@@ -15,6 +15,12 @@ using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
+void copy_rows(const Tensor& t, std::vector<float>& to) {  // converted and laid out row-major in one pass
+  to.resize(size_t(t.numel()));
+  if (to.empty()) return;
+  torch::from_blob(to.data(), t.sizes(), torch::kFloat).copy_(t.detach());
+}
+
 // One linear GEMM: the hook's (a check fused into it) or mixed_mm's.
 Tensor product(gemm_hook* h, int linear, gemm_pass pass, const Tensor& a, const Tensor& b) {
   Tensor out;
@@ -123,12 +129,17 @@ sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const Tensor& a, con
   sdc::gemm_record g;
   g.linear = linear, g.pass = int(pass), g.bf16 = out.scalar_type() == torch::kBFloat16;
   g.m = a.size(0), g.k = a.size(1), g.n = b.size(1);
-  auto copy = [](const Tensor& t, std::vector<float>& to) {  // converted and laid out row-major in one pass
-    to.resize(size_t(t.numel()));
-    if (to.empty()) return;
-    torch::from_blob(to.data(), t.sizes(), torch::kFloat).copy_(t.detach());
-  };
-  copy(a, g.a), copy(b, g.b), copy(out, g.c);
+  copy_rows(a, g.a), copy_rows(b, g.b), copy_rows(out, g.c);
+  return g;
+}
+
+sdc::gemm_record batched_record_of(int layer, int pass, const Tensor& a, const Tensor& b, const Tensor& out) {
+  sdc::gemm_record g;
+  g.linear = layer, g.pass = pass;
+  g.bf16 = a.scalar_type() == torch::kBFloat16 && b.scalar_type() == torch::kBFloat16;  // asd.py: both operands bf16
+  g.m = a.size(-2), g.k = a.size(-1), g.n = b.size(-1);
+  g.batch = g.m * g.n == 0 ? 0 : out.numel() / (g.m * g.n);
+  copy_rows(a, g.a), copy_rows(b, g.b), copy_rows(out, g.c);
   return g;
 }
 
@@ -255,9 +266,15 @@ Tensor forward(const model_config& c, const param_set& p, const Tensor& tokens, 
     const Tensor qkv = s.linear(s.norm(x, b + "norm1"), b + "attn.qkv").view({B, T, 3, H, D}).permute({2, 0, 3, 1, 4});
     const Tensor q = c.rope ? s.gemm_in(apply_rope(qkv[0], rope)) : qkv[0], k = c.rope ? s.gemm_in(apply_rope(qkv[1], rope)) : qkv[1],
                  v = qkv[2];
-    Tensor att = mixed_matmul(q, k.transpose(-2, -1)).to(torch::kFloat) / std::sqrt(double(D));
+    const Tensor kt = k.transpose(-2, -1);
+    const Tensor scores = mixed_matmul(q, kt);
+    if (o.hook) o.hook->after_attention(l, sdc::k_attention_scores, q, kt, scores);
+    Tensor att = scores.to(torch::kFloat) / std::sqrt(double(D));
     att = s.dropout(torch::softmax(att.masked_fill(causal, -INFINITY), -1));
-    const Tensor y = mixed_matmul(s.gemm_in(att), v).transpose(1, 2).reshape({B, T, c.width});
+    const Tensor p = s.gemm_in(att);
+    const Tensor context = mixed_matmul(p, v);
+    if (o.hook) o.hook->after_attention(l, sdc::k_attention_context, p, v, context);
+    const Tensor y = context.transpose(1, 2).reshape({B, T, c.width});
     x = x + s.dropout(s.linear(y, b + "attn.proj"));
     const Tensor n2 = s.norm(x, b + "norm2");
     if (c.swiglu) {  // LLaMA's MLP: down(silu(gate x) * up x), the gate's activation in fp32

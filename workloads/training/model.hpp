@@ -54,12 +54,22 @@ class gemm_hook {
     return false;
   }
   virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
+  // After each attention product of the forward pass of block `layer`, out =
+  // a b batched over [B, H] (pass: k_attention_scores, Q K^T; then
+  // k_attention_context, P V), read only: no fault site is in them. HF's eager
+  // attention computes these two with torch.matmul, where torch_npu's CheckSum
+  // looks (workloads/training/training_episode.cpp records them).
+  virtual void after_attention(int /*layer*/, int /*pass*/, const torch::Tensor& /*a*/, const torch::Tensor& /*b*/,
+                               const torch::Tensor& /*out*/) {}
 };
 
 // A hooked GEMM as GEMM checks read it (protocol/views/training_view.hpp):
 // fp32 copies of a, b and out, whatever their format and strides.
 sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b,
                                 const torch::Tensor& out);
+// A batched product (a [..., m, k], b [..., k, n], out [..., m, n]) as one
+// record of `batch` products: an attention product's.
+sdc::gemm_record batched_record_of(int layer, int pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out);
 
 // y = x w^T + b for a 2-D x (b may be empty: numel 0), its forward and both
 // backward GEMMs shown to `hook` (may be null) as linear layer `id`. The same

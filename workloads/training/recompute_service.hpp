@@ -33,6 +33,10 @@ class recompute_service final : public step_recomputer {
   void step_begins(int rank, const replica& rep, int64_t global_step);
   recomputed_step recompute(int data_rank, int state_of, int device) override;
   std::vector<float> all_reduce(const std::vector<std::vector<float>>& local, int device) override;
+  // Whether computing anything again on `device` now repeats the recorded
+  // fault (a recurring one, on at this step): a GEMM it changed comes back as it
+  // is (gemm_record::fault_recurs).
+  bool repeats_on(int device) const { return active(device); }
 
  private:
   // A recorded recurring fault acts on `device` at the current step.

@@ -1,7 +1,7 @@
 // What the detectors ask of a training step (detector::needs()), slot by
 // slot, and the seconds the step spent on each kind of asked work: copies of
-// its GEMMs, its parameters' hashes, the state a rerun starts from, the
-// ranks' reduced gradients. charge()
+// its GEMMs (the linear layers', the attention products'), its parameters'
+// hashes, the state a rerun starts from, the ranks' reduced gradients. charge()
 // gives them back to the detectors (episode_runner::detector_work): each
 // detector all it asked for, the total once. A guard's checks inside the
 // GEMMs are timed by the guards (gemm_guards.hpp) and added by the runner.
@@ -15,14 +15,14 @@
 
 namespace sdc::train {
 
-enum class step_need : int { gemms, param_hashes, recompute, gemm_guard, reduced_grads };
+enum class step_need : int { gemms, param_hashes, recompute, gemm_guard, attention_gemms, reduced_grads };
 
 class step_work_meter {
  public:
   explicit step_work_meter(const std::vector<nlohmann::json>& needs) {
     for (const auto& n : needs)
       slots_.push_back({n.value("gemms", false), n.value("param_hashes", false), n.value("recompute", false),
-                        n.value("gemm_guard", false), n.value("reduced_grads", false)});
+                        n.value("gemm_guard", false), n.value("attention_gemms", false), n.value("reduced_grads", false)});
   }
   bool any(step_need n) const {
     return std::any_of(slots_.begin(), slots_.end(), [n](const auto& s) { return s[index(n)]; });
@@ -42,7 +42,7 @@ class step_work_meter {
   }
 
  private:
-  static constexpr size_t k_kinds = 5;
+  static constexpr size_t k_kinds = 6;
   static size_t index(step_need n) { return size_t(n); }
   std::vector<std::array<bool, k_kinds>> slots_;
   std::array<double, k_kinds> seconds_{};

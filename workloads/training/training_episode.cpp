@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -35,6 +36,7 @@ class training_runner final : public episode_runner, public step_observer, publi
         work_(needs),
         guards_(work_.any(step_need::gemm_guard) ? size_t(fork_->config.dp.ranks) : 0),
         record_gemms_(work_.any(step_need::gemms)),
+        record_attention_(work_.any(step_need::attention_gemms)),
         hash_params_(work_.any(step_need::param_hashes)),
         copy_reduced_(work_.any(step_need::reduced_grads)),
         hash_copies_(param_copies(needs)),
@@ -135,32 +137,49 @@ class training_runner final : public episode_runner, public step_observer, publi
   gemm_hook* gemm_hook_for(int64_t s, int r) override {
     site_hook_ = sites_.gemm_hook_for(s, r);
     guarded_ = !guards_.empty() && guards_[size_t(r)].any();
-    if (!record_gemms_ && !guarded_) return site_hook_;
+    if (!record_gemms_ && !record_attention_ && !guarded_) return site_hook_;
     hook_rank_ = r;
     if (record_gemms_) views_[size_t(r)].gemms.clear();
+    if (record_attention_) views_[size_t(r)].attention.clear();
     return this;
+  }
+  // The forward's attention products, when a detector asks: no site is in
+  // them, so each is as computed (fault_changed false).
+  void after_attention(int layer, int pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) override {
+    if (!record_attention_) return;
+    const auto t0 = clock_type::now();
+    views_[size_t(hook_rank_)].attention.push_back(batched_record_of(layer, pass, a, b, out));
+    work_.add(step_need::attention_gemms, seconds_since(t0));
   }
   bool run_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     return guarded_ && guards_[size_t(hook_rank_)].run_gemm(linear, pass, a, b, out);
   }
   // gemm_hook. A defective GEMM (gemm:) corrupts its own output: the record
-  // holds it. act: and actgrad: faults land after the GEMM, as MindSpore's
-  // injection operator after a MatMul does: the GEMM's own output, which a
-  // GEMM check verifies, is recorded clean first.
+  // holds it, and whether the fault changed it and recurs on this device (a
+  // recomputation there repeats it). act: and actgrad: faults land after the
+  // GEMM, as MindSpore's injection operator after a MatMul does: the GEMM's
+  // own output, which a GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
-    if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, site_hook_ && !after_the_gemm);
-    if (site_hook_ && !after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
+    const bool fault_here = site_hook_ && !after_the_gemm;
+    if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, fault_here);
+    const auto t0 = clock_type::now();
+    const torch::Tensor before = record_gemms_ && fault_here ? out.clone() : torch::Tensor();
+    const double copy = seconds_since(t0);
+    if (fault_here) site_hook_->after_gemm(linear, pass, a, b, out);
     if (record_gemms_) {
-      const auto t0 = clock_type::now();
-      record(linear, pass, a, b, out);
-      work_.add(step_need::gemms, seconds_since(t0));
+      const auto t1 = clock_type::now();
+      record(linear, pass, a, b, out, before);
+      work_.add(step_need::gemms, copy + seconds_since(t1));
     }
     if (guarded_) guards_[size_t(hook_rank_)].stored(linear, pass, a, b, out);
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
   }
-  void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out) {
-    views_[size_t(hook_rank_)].gemms.push_back(gemm_record_of(linear, pass, a, b, out));
+  void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out,
+              const torch::Tensor& before) {
+    gemm_record& g = views_[size_t(hook_rank_)].gemms.emplace_back(gemm_record_of(linear, pass, a, b, out));
+    g.fault_changed = before.defined() && std::memcmp(before.data_ptr(), out.data_ptr(), size_t(out.nbytes())) != 0;
+    g.fault_recurs = recompute_.repeats_on(hook_rank_);
   }
   void grads_ready(int64_t s, int r, replica& rep) override {
     sites_.grads_ready(s, r, rep);
@@ -224,7 +243,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   std::vector<double> losses_;
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
-  bool record_gemms_, hash_params_, copy_reduced_;  // work_.any(gemms), (param_hashes), (reduced_grads)
+  bool record_gemms_, record_attention_, hash_params_, copy_reduced_;  // work_.any(gemms), (attention_gemms), (param_hashes), (reduced_grads)
   // Which copies the detectors that ask for hashes name ({"param_copy": "model" or "master"}).
   struct copies {
     bool model = false, master = false;
