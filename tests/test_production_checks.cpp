@@ -303,7 +303,9 @@ TEST(StabilityMonitor, AWindowFilledByTheHistoryJudgesTheFirstEpisodeStep) {
     for (int k = 0; k < history; ++k) see(k % 2 ? 2.0 : 1.0);
     const verdict v = see(10.0);  // mean 1.5, std 0.5: the bar is 4.5
     EXPECT_EQ(v.flagged, history == 128) << history;
-    if (history == 127) EXPECT_TRUE(is_not_computed(v.score));
+    if (history == 127) {
+      EXPECT_TRUE(is_not_computed(v.score));
+    }
   }
 }
 
