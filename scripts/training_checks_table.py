@@ -12,7 +12,10 @@ combination's detection is the union of its members' bits, trial by trial.
 Written here (not a library) because Debian's python3 has no statsmodels;
 the C++ side's Wilson interval is foundation/scoring/proportions.cpp.
 
-usage: scripts/training_checks_table.py RESULT.json [--checks LABEL,...] [--combo A+B+...]... [--diff "A|B"]
+usage: scripts/training_checks_table.py RESULT.json [--checks LABEL,...] [--where AXIS=VALUE]... [--combo A+B+...]... [--diff "A|B"]
+
+--where keeps only the cells whose axis AXIS is VALUE (e.g. optimizer=distributed);
+without it every table pools over the axes that are not site and lifetime.
 """
 import itertools
 import json
@@ -64,6 +67,10 @@ def main():
     labels = [d["label"] for d in r["suite"]["detectors"]]
     if only:
         labels = [l for l in labels if l in only]
+    where = [a.split("=", 1) for i, a in enumerate(sys.argv) if i > 0 and sys.argv[i - 1] == "--where"]
+    for w in where:
+        if len(w) != 2 or not any(w[0] in c["axes"] for c in r["cells"]):
+            sys.exit(f"--where: expected AXIS=VALUE with an axis of {sys.argv[1]}'s cells; got {'='.join(w)}")
     groups = []  # (site, lifetime)
     # per (group, label): list of per-trial bits over the group's applied faulty trials
     hits = defaultdict(list)
@@ -74,7 +81,7 @@ def main():
     # alarms, count each clean set once (scripts/clean_sets.py, issue 66).
     clean_seen, attributed_seen = set(), set()
     for c in r["cells"]:
-        if c["skipped"] is not None:
+        if c["skipped"] is not None or any(c["axes"].get(a) != v for a, v in where):
             continue
         g = (c["axes"]["site"], c["axes"].get("lifetime", "transient"))
         if g not in groups:

@@ -124,6 +124,15 @@ def test_training_checks_table_counts_a_groups_clean_alarms_once(tmp_path):
     assert [r.split(" ")[0] for r in row(out, "d")[1:]] == ["8/15", "3/6"]
 
 
+def test_training_checks_table_where_keeps_the_cells_of_one_axis_value(tmp_path):
+    out = run(tmp_path, "training_checks_table.py", training_set(), args=["--where", "steps=12"])
+    # cell C alone: one column (grad:all transient), its faulty 4 trials and its clean set (48, 1)
+    assert row(out, "d")[1:] == ["2/4 [15, 85] %", "20.8 [3.7, 109.0] (1/48)"]
+    p = subprocess.run([sys.executable, str(SCRIPTS / "training_checks_table.py"), str(tmp_path / "set0.json"), "--where", "nope=1"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "--where" in p.stderr
+
+
 # sets_diff_table.py --clean: false-alarm rates per row, side by side.
 
 def diff_rows(out):
