@@ -108,6 +108,18 @@ struct counting_hook final : gemm_hook {
   }
 };
 
+// The hook's view of one forward and backward of the LLaMA-style model on 2 x
+// 10 tokens; p holds the parameters and their gradients.
+counting_hook hooked_pass(const model_config& m, param_set& p) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  p = init_params(m, gen);
+  counting_hook h;
+  forward_options o;
+  o.hook = &h, o.training = false;
+  forward(m, p, torch::randint(0, 256, {2, 10}, torch::kLong), o).sum().backward();
+  return h;
+}
+
 // What torch_npu's CheckSum sees of the model (HF eager attention's two
 // torch.matmul calls per block): Q K^T and P V, forward only, batched over
 // [B, H], with two bf16 operands under bf16 precision; each record's C is its
@@ -115,12 +127,8 @@ struct counting_hook final : gemm_hook {
 TEST(LlamaModel, TheForwardShowsBothAttentionProductsOfEveryBlock) {
   for (const bool bf16 : {false, true}) {
     const model_config m = llama(bf16);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
-    const param_set p = init_params(m, gen);
-    counting_hook h;
-    forward_options o;
-    o.hook = &h, o.training = false;
-    forward(m, p, torch::randint(0, 256, {2, 10}, torch::kLong), o).sum().backward();
+    param_set p;
+    counting_hook h = hooked_pass(m, p);
     ASSERT_EQ(h.attention.size(), 4u) << "bf16 " << bf16;
     for (size_t i = 0; i < h.attention.size(); ++i) {
       const auto& g = h.attention[i];
@@ -143,12 +151,8 @@ TEST(LlamaModel, TheForwardShowsBothAttentionProductsOfEveryBlock) {
 TEST(LlamaModel, EveryGemmGoesThroughTheHookInFp32AndBf16) {
   for (const bool bf16 : {false, true}) {
     const model_config m = llama(bf16);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
-    const param_set p = init_params(m, gen);
-    counting_hook h;
-    forward_options o;
-    o.hook = &h, o.training = false;
-    forward(m, p, torch::randint(0, 256, {2, 10}, torch::kLong), o).sum().backward();
+    param_set p;
+    counting_hook h = hooked_pass(m, p);
     const auto names = linear_names(m);
     ASSERT_EQ(names.size(), 11u);  // per block qkv, proj, gate, up, down; the head
     EXPECT_EQ(names[2], "blocks.0.mlp.gate");

@@ -19,6 +19,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
 
+#include "checksum_twins.hpp"
 #include "detectors/matmul_checksum.hpp"
 #include "foundation/formats/format.hpp"
 #include "protocol/detector.hpp"
@@ -202,22 +203,8 @@ TEST(TorchNpuChecksum, BatchedFastTwinEqualsTheReferenceBitForBit) {
           if (edit == 1) g.c[size_t(batch * m * n / 2)] = NAN;
           if (edit == 2) g.c[size_t(batch * m * n - 1)] *= 0x1p20f;
           g.fault_changed = edit > 0, g.fault_recurs = recurs;
-          const matmul_operands o = checksum_operands(g);
           const auto at = ::testing::Message() << batch << "x" << m << "x" << k << "x" << n << " edit " << edit << " recurs " << recurs;
-          const checksum_rows f = matmul_checksum_rows(o), r = matmul_checksum_rows_reference(o);
-          ASSERT_EQ(f.cmean.size(), size_t(batch * m)) << at;
-          for (size_t i = 0; i < f.cmean.size(); ++i)
-            EXPECT_TRUE(std::bit_cast<uint32_t>(f.error[i]) == std::bit_cast<uint32_t>(r.error[i]) &&
-                        std::bit_cast<uint32_t>(f.cmax[i]) == std::bit_cast<uint32_t>(r.cmax[i]) &&
-                        std::bit_cast<uint32_t>(f.cmean[i]) == std::bit_cast<uint32_t>(r.cmean[i]))
-                << at << " row " << i;
-          for (auto v : {checksum_variant::mindspore, checksum_variant::torch_npu}) {
-            const auto a = matmul_checksum(o, v), b = matmul_checksum_reference(o, v);
-            EXPECT_EQ(a.failed, b.failed) << at;
-            EXPECT_EQ(a.rows_flagged, b.rows_flagged) << at;
-            EXPECT_EQ(a.worst_row, b.worst_row) << at;
-            EXPECT_EQ(std::bit_cast<uint64_t>(a.worst_ratio), std::bit_cast<uint64_t>(b.worst_ratio)) << at;
-          }
+          testing::expect_twins_equal(checksum_operands(g), at);
         }
 }
 

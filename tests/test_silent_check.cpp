@@ -7,6 +7,8 @@
 // torch_npu asd/checksum.py).
 #include <gtest/gtest.h>
 
+#include "checksum_twins.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -262,11 +264,6 @@ TEST(MatmulChecksum, NanFailsMindSporeAndPassesTorchNpu) {
 // The fast twin (rows interleaved) against the reference, bit for bit: every
 // row's statistics and both verdicts, on shapes around the 8-row blocks, with
 // NaN, infinities, signed zeros and a spike; and a product torch_npu recomputes.
-bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {
-  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](float a, float b) {
-           return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-         });
-}
 TEST(MatmulChecksum, FastTwinEqualsTheReferenceBitForBit) {
   uint64_t seed = 11;
   for (const auto& [m, k, n] :
@@ -279,16 +276,7 @@ TEST(MatmulChecksum, FastTwinEqualsTheReferenceBitForBit) {
       for (bool bf : {true, false}) {
         matmul_operands g = p.ops();
         g.bf16 = bf;
-        const auto at = ::testing::Message() << m << "x" << k << "x" << n << " edit " << edit << " bf16 " << bf;
-        const checksum_rows f = matmul_checksum_rows(g), r = matmul_checksum_rows_reference(g);
-        EXPECT_TRUE(same_bits(f.error, r.error) && same_bits(f.cmax, r.cmax) && same_bits(f.cmean, r.cmean)) << at;
-        for (auto v : both) {
-          const auto a = matmul_checksum(g, v), b = matmul_checksum_reference(g, v);
-          EXPECT_EQ(a.failed, b.failed) << at;
-          EXPECT_EQ(a.rows_flagged, b.rows_flagged) << at;
-          EXPECT_EQ(a.worst_row, b.worst_row) << at;
-          EXPECT_EQ(std::bit_cast<uint64_t>(a.worst_ratio), std::bit_cast<uint64_t>(b.worst_ratio)) << at;
-        }
+        testing::expect_twins_equal(g, ::testing::Message() << m << "x" << k << "x" << n << " edit " << edit << " bf16 " << bf);
       }
     }
   }
