@@ -23,7 +23,7 @@ class per_rank_detector final : public episode_detector {
     blame_ranks_ = e.ranks > 1;
     for (int r = 0; r < e.ranks; ++r) ranks_[size_t(r)]->reset(e);
   }
-  json needs() const override { return ranks_.front()->needs(); }
+  detector_needs needs() const override { return ranks_.front()->needs(); }
   void encode(const std::vector<const step_view*>& views, size_t slot) override {
     for (size_t r = 0; r < views.size(); ++r) ranks_[r]->encode(*views[r], slot);
   }
@@ -54,7 +54,7 @@ class window_detector final : public episode_detector {
     inner_->reset(e);
     ema_ = NAN, recent_.clear(), last_flagged_ = verdict{};
   }
-  json needs() const override { return inner_->needs(); }
+  detector_needs needs() const override { return inner_->needs(); }
   void encode(const std::vector<const step_view*>& v, size_t slot) override { inner_->encode(v, slot); }
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict in = inner_->observe(views);
@@ -62,6 +62,7 @@ class window_detector final : public episode_detector {
     verdict out;
     out.metrics = in.metrics;
     out.series = in.series;
+    out.diagnosis = in.diagnosis;
     if (spec_.contains("ema")) {
       const double beta = spec_["ema"]["beta"], thr = spec_["ema"]["threshold"];
       // A NaN score enters as Inf; a score not computed as 0, what the

@@ -43,7 +43,7 @@ class rank_outlier : public episode_detector {
  public:
   explicit rank_outlier(double z_max) : z_max_(z_max) {}
   void reset(const episode_context&) override {}
-  nlohmann::json needs() const override { return nlohmann::json::object(); }
+  detector_needs needs() const override { return {}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     const std::vector<double> x = per_rank_values(steps_of(views));
@@ -107,7 +107,7 @@ double quantile(std::vector<double> x, double q) {  // linear interpolation (num
 class consistency_curve final : public episode_detector {
  public:
   void reset(const episode_context&) override { series_.assign(6, {}); }
-  nlohmann::json needs() const override { return nlohmann::json::object(); }
+  detector_needs needs() const override { return {}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     const auto s = steps_of(views);

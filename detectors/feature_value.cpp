@@ -92,7 +92,7 @@ class feature_value_detector final : public episode_detector {
                 {"checksum_steps", 0},
                 {"checksum_rank", k_no_event}};
   }
-  nlohmann::json needs() const override { return checksum_needs(checksum_kind(), c_.scope, c_.strikes.with_checksum); }
+  detector_needs needs() const override { return checksum_needs(checksum_kind(), c_.scope, c_.strikes.with_checksum); }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     const int64_t k = step_++;

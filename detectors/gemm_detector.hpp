@@ -11,7 +11,7 @@ class gemm_detector : public detector {
  public:
   using detector::encode;
   virtual bool needs_exact_row_errors() const { return false; }
-  nlohmann::json needs() const override { return {{"exact_row_errors", needs_exact_row_errors()}}; }
+  detector_needs needs() const override { return {.exact_row_errors = needs_exact_row_errors()}; }
   void reset(const episode_context& e) override;
   void encode(const step_view& v, size_t slot) override;
   verdict observe(const step_view& v) override;

@@ -189,10 +189,10 @@ const std::vector<gemm_record>& checksum_records(const training_step& s, checksu
   return checks_attention(v, sc) ? s.attention : s.gemms;
 }
 
-nlohmann::json checksum_needs(checksum_variant v, checksum_scope s, bool on) {
-  if (!on) return {{"gemms", false}};
-  if (checks_attention(v, s)) return {{"attention_gemms", true}};
-  return {{"gemms", true}};
+detector_needs checksum_needs(checksum_variant v, checksum_scope s, bool on) {
+  if (!on) return {};
+  if (checks_attention(v, s)) return {.attention_gemms = true};
+  return {.gemms = true};
 }
 
 checksum_rows matmul_checksum_rows(const matmul_operands& g) { return rows_fast(g); }

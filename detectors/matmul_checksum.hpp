@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "protocol/detector.hpp"
 #include "protocol/views/training_view.hpp"
 
 namespace sdc {
@@ -85,6 +86,6 @@ checksum_scope parse_checksum_scope(const std::string& text);
 bool checks_attention(checksum_variant v, checksum_scope s);
 const std::vector<gemm_record>& checksum_records(const training_step& s, checksum_variant v, checksum_scope sc);
 // The step's work it asks for (detector::needs()); nothing when off.
-nlohmann::json checksum_needs(checksum_variant v, checksum_scope s, bool on);
+detector_needs checksum_needs(checksum_variant v, checksum_scope s, bool on);
 
 }  // namespace sdc

@@ -89,17 +89,18 @@ class megatron_validation final : public training_detector {
         grad_factor_(grad_factor), loss_tolerance_(loss_tolerance), grads_tolerance_(grads_tolerance) {
     loss_.samples = grads_.samples = samples;
   }
-  nlohmann::json needs() const override { return {{"recompute", rerun_}}; }
+  detector_needs needs() const override { return {.recompute = rerun_}; }
   void reset(const episode_context& c) override {
     loss_ = {loss_.samples}, grads_ = {grads_.samples};
     first_ = true;
     ranks_ = c.ranks;
-    label_ = std::nan("");
+    label_ = rerun_diagnosis::none;
   }
   verdict check(const training_step& s) override {
     verdict v = validate(s);
     if (v.flagged && rerun_ && s.recomputer && ranks_ > 1) label_ = diagnose(s, v.metrics[0].second);
-    if (!std::isnan(label_)) v.metrics.emplace_back("rerun_label", label_);
+    v.diagnosis = label_;
+    if (label_ != rerun_diagnosis::none) v.metrics.emplace_back("rerun_label", double(label_));
     return v;
   }
 
@@ -127,15 +128,16 @@ class megatron_validation final : public training_detector {
   static bool reproduced(double a, double b, double tolerance) { return !(compare_floats(a, b) > tolerance); }
   // Codes 1-3 are the loss checks, 4-6 the grad checks; 3 and 6 (the spike
   // checks) are fatal=False in the original, the others fatal=True.
-  double diagnose(const training_step& s, double code) {
+  rerun_diagnosis diagnose(const training_step& s, double code) {
     const double tolerance = code <= 3 ? loss_tolerance_ : grads_tolerance_;
     const bool fatal = code != 3 && code != 6;
     const double first = rejected_value(code, s.loss, s.grads);
     const recomputed_step in_place = s.recomputer->recompute(s.rank, s.rank, s.rank);
-    if (!reproduced(first, rejected_value(code, in_place.loss, in_place.grads), tolerance)) return 1;
-    if (!fatal && !diagnose_non_fatal_) return 3;  // continue_requested: no rerun on another GPU
+    if (!reproduced(first, rejected_value(code, in_place.loss, in_place.grads), tolerance)) return rerun_diagnosis::transient_error;
+    if (!fatal && !diagnose_non_fatal_) return rerun_diagnosis::undiagnosed;  // continue_requested: no rerun on another GPU
     const recomputed_step resumed = s.recomputer->recompute(s.rank, 0, (s.rank + 1) % ranks_);
-    return reproduced(first, rejected_value(code, resumed.loss, resumed.grads), tolerance) ? 0 : 2;
+    return reproduced(first, rejected_value(code, resumed.loss, resumed.grads), tolerance) ? rerun_diagnosis::correct_result
+                                                                                           : rerun_diagnosis::persistent_error;
   }
   verdict validate(const training_step& s) {
     verdict v;  // score not computed until a ratio is
@@ -166,7 +168,7 @@ class megatron_validation final : public training_detector {
 
   bool nan_, spiky_, large_, rerun_, diagnose_non_fatal_;
   int ranks_ = 1;
-  double label_ = std::nan("");
+  rerun_diagnosis label_ = rerun_diagnosis::none;
   double loss_factor_, grad_factor_, loss_tolerance_, grads_tolerance_;
   large_value_tracker loss_, grads_;
   bool first_ = true;

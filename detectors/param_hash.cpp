@@ -38,7 +38,9 @@ class param_hash final : public episode_detector {
  public:
   param_hash(int64_t interval, bool majority, bool master) : interval_(interval), majority_(majority), master_(master) {}
   void reset(const episode_context& c) override { history_ = c.history; }
-  nlohmann::json needs() const override { return {{"param_hashes", true}, {"param_copy", master_ ? "master" : "model"}}; }
+  detector_needs needs() const override {
+    return {.param_hashes = master_ ? detector_needs::hashes::master : detector_needs::hashes::model};
+  }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;  // score and metrics not computed unless the step is checked

@@ -11,7 +11,7 @@ class int8_gemm_detector : public detector {
  public:
   using detector::encode;
   virtual int extra_columns() const { return 0; }
-  nlohmann::json needs() const override { return {{"extra_columns", extra_columns()}}; }
+  detector_needs needs() const override { return {.extra_columns = extra_columns()}; }
   void encode(const step_view& v, size_t slot) override;
   verdict observe(const step_view& v) override;
   // Once per weight matrix, on the clean B (k x n): checksums; writes this

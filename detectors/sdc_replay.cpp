@@ -60,7 +60,7 @@ class sdc_replay final : public episode_detector {
   sdc_replay(int64_t num_steps, int64_t num_replays, bool peer, int64_t period, bool reduced)
       : num_steps_(num_steps), replays_(num_replays), peer_(peer), period_(period), reduced_(reduced) {}
   void reset(const episode_context&) override { steps_ = 0; }
-  nlohmann::json needs() const override { return {{"recompute", true}, {"reduced_grads", reduced_}}; }
+  detector_needs needs() const override { return {.recompute = true, .reduced_grads = reduced_}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     verdict v;  // score and metrics not computed unless the step is checked

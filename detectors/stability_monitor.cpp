@@ -62,7 +62,7 @@ class stability_monitor final : public episode_detector {
  public:
   stability_monitor(int64_t window, double k, int log_rank) : window_(size_t(window)), k_(k), log_rank_(log_rank) {}
   void reset(const episode_context&) override { loss_ = spike_window(window_), norm_ = spike_window(window_); }
-  nlohmann::json needs() const override { return nlohmann::json::object(); }
+  detector_needs needs() const override { return {}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& views) override {
     double loss = 0;

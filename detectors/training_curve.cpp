@@ -16,7 +16,7 @@ namespace {
 class training_curve final : public episode_detector {
  public:
   void reset(const episode_context&) override { series_.clear(), step_ = 0; }
-  nlohmann::json needs() const override { return nlohmann::json::object(); }
+  detector_needs needs() const override { return {}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& ranks) override {
     std::vector<double> loss, norm;

@@ -40,7 +40,7 @@ std::vector<const detector_info*> all_gemm_detectors() {
 // The frame: every GEMM of the step through one check.
 class gemm_checks : public training_detector {
  public:
-  nlohmann::json needs() const override { return {{"gemms", true}}; }
+  detector_needs needs() const override { return {.gemms = true}; }
   verdict check(const training_step& s) override {
     verdict out;  // score not computed until a GEMM is checked
     double checked = 0, failed = 0;
@@ -64,7 +64,7 @@ class gemm_checks : public training_detector {
 class checksum_check final : public gemm_checks {
  public:
   checksum_check(checksum_variant v, checksum_scope scope, bool bf16_only) : v_(v), scope_(scope), bf16_only_(bf16_only) {}
-  nlohmann::json needs() const override { return checksum_needs(v_, scope_, true); }
+  detector_needs needs() const override { return checksum_needs(v_, scope_, true); }
 
  private:
   const std::vector<gemm_record>& records(const training_step& s) const override { return checksum_records(s, v_, scope_); }
@@ -89,7 +89,7 @@ class gemm_family_check final : public gemm_checks, private gemm_guard {
  public:
   gemm_family_check(const detector_info* info, nlohmann::json params, bool in_step)
       : info_(info), params_(std::move(params)), in_step_(in_step) {}
-  nlohmann::json needs() const override { return in_step_ ? nlohmann::json{{"gemm_guard", true}} : gemm_checks::needs(); }
+  detector_needs needs() const override { return in_step_ ? detector_needs{.gemm_guard = true} : gemm_checks::needs(); }
   void encode(const step_view& v, size_t slot) override {
     if (const auto& s = view_cast<training_step>(v, view_kind::training); in_step_ && s.guards) s.guards->arm(slot, this);
   }

@@ -72,6 +72,14 @@ using series_list = std::vector<series_point>;
 inline constexpr double not_computed = std::bit_cast<double>(uint64_t(0x7ff8'0000'0000'07a2));  // 1954
 inline bool is_not_computed(double x) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(not_computed); }
 
+// What a rerun of a rejected step concluded: Megatron-LM's RerunDiagnostic
+// (rerun_state_machine.py: CORRECT_RESULT, TRANSIENT_ERROR, PERSISTENT_ERROR),
+// and `undiagnosed` for a non-fatal rejection that reproduced in place and
+// continues without a second rerun. Carried beside the verdict (and written
+// as the metric rerun_label, its number); the workload judges it against
+// what was injected (episode_runner::judge).
+enum class rerun_diagnosis : int { none = -1, correct_result = 0, transient_error = 1, persistent_error = 2, undiagnosed = 3 };
+
 struct verdict {
   bool flagged = false;
   double score = not_computed;
@@ -81,6 +89,7 @@ struct verdict {
   int rank = -1;
   nlohmann::json evidence;  // null unless the detector leaves some
   series_list series;       // curves and histograms (recorders)
+  rerun_diagnosis diagnosis = rerun_diagnosis::none;  // a rerun's, when the detector reruns
   location where() const { return {rank, located_row, located_col}; }
 };
 
@@ -128,15 +137,42 @@ struct detector_context {
   std::optional<gemm_context> gemm;  // the gemm workload's cells
 };
 
+// What a detector asks of the workload beyond its views, typed: each workload
+// serves the fields of its own view kind (the GEMM runner exact_row_errors;
+// the int8 GEMM extra_columns; training the rest, training_view.hpp), and a
+// detector is registered for one view kind, so it asks only what its
+// workload serves.
+struct detector_needs {
+  bool exact_row_errors = false;  // gemm: C's MPFR-exact row errors
+  int extra_columns = 0;          // gemm_int8: checksum columns packed with B
+  // training: the linear layers' GEMM records, the attention products'
+  // records, a guard inside the GEMMs, a step_recomputer, each rank's
+  // reduced gradient, and the replicas' hashes of the model copy or of the
+  // fp32 master weights after the optimizer step.
+  bool gemms = false, attention_gemms = false, gemm_guard = false, recompute = false, reduced_grads = false;
+  enum class hashes { none, model, master } param_hashes = hashes::none;
+  // The training fields set, by name ("gemms", "param_hashes", ...): what a
+  // monitored PyTorch loop (the Python module), which has none of them, refuses.
+  std::vector<std::string> training_fields() const {
+    std::vector<std::string> out;
+    if (gemms) out.push_back("gemms");
+    if (attention_gemms) out.push_back("attention_gemms");
+    if (gemm_guard) out.push_back("gemm_guard");
+    if (recompute) out.push_back("recompute");
+    if (reduced_grads) out.push_back("reduced_grads");
+    if (param_hashes != hashes::none) out.push_back("param_hashes");
+    return out;
+  }
+};
+
 // A per-rank test: sees one rank's view at a time.
 class detector {
  public:
   virtual ~detector() = default;
   // Start of an episode: drop all verdict state.
   virtual void reset(const episode_context&) {}
-  // What the detector asks of the workload, e.g. {"extra_columns": 1} (int8:
-  // checksum columns packed with B), {"exact_row_errors": true} (GEMM).
-  virtual nlohmann::json needs() const { return nlohmann::json::object(); }
+  // What the detector asks of the workload (detector_needs).
+  virtual detector_needs needs() const { return {}; }
   // Before a step's kernel, on its clean inputs (encoding reused weights);
   // `slot` is the detector's index in the suite (where its encodings go).
   virtual void encode(const step_view&, size_t /*slot*/) {}
@@ -152,7 +188,7 @@ class episode_detector {
  public:
   virtual ~episode_detector() = default;
   virtual void reset(const episode_context& e) = 0;
-  virtual nlohmann::json needs() const = 0;
+  virtual detector_needs needs() const = 0;
   virtual void encode(const std::vector<const step_view*>& ranks, size_t slot) = 0;
   virtual verdict observe(const std::vector<const step_view*>& ranks) = 0;
 };

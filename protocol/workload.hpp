@@ -192,7 +192,7 @@ class workload {
   virtual fault_plan plan(const cell& c) const = 0;
   // `needs`: what each detector (suite order) asks of the workload (detector::needs()).
   virtual std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
-                                                      const std::vector<nlohmann::json>& needs) const = 0;
+                                                      const std::vector<detector_needs>& needs) const = 0;
   // What the workload's bits depend on beyond sdcbench's own kernels (the
   // result set's provenance.numerics; null: nothing). Cells of two runs are
   // comparable across CPUs when these match (METHODOLOGY.md).

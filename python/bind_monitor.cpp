@@ -81,10 +81,8 @@ class monitor {
       }
       c.label = d.value("label", name);
       auto built = build_episode_detector(c, ctx);
-      const json needs = built->needs();
-      for (const char* more : {"gemms", "attention_gemms", "gemm_guard", "param_hashes", "recompute", "reduced_grads"})
-        if (needs.value(more, false))
-          throw input_error("Monitor", at, fmt::format("{} needs {}, which a monitored loop does not give (it sees losses and gradients)", name, more));
+      for (const std::string& more : built->needs().training_fields())
+        throw input_error("Monitor", at, fmt::format("{} needs {}, which a monitored loop does not give (it sees losses and gradients)", name, more));
       choices_.push_back(std::move(c));
       detectors_.push_back(std::move(built));
     }

@@ -96,7 +96,7 @@ class fake_workload final : public workload {
     p.rank = std::stoi(c.at("rank"));
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<json>&) const override {
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
     return std::make_unique<fake_runner>(c, seed, std::stoi(c.at("ranks")));
   }
 
@@ -124,7 +124,7 @@ class max_abs final : public gradient_detector {
 class blame_rank0 final : public episode_detector {
  public:
   void reset(const episode_context&) override {}
-  json needs() const override { return json::object(); }
+  detector_needs needs() const override { return {}; }
   void encode(const std::vector<const step_view*>&, size_t) override {}
   verdict observe(const std::vector<const step_view*>& ranks) override {
     verdict v;

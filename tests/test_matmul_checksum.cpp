@@ -77,12 +77,12 @@ training_step step_with_a_faulty_linear_gemm() {
 TEST(TorchNpuChecksum, TorchNpuChecksOnlyMatmulCallsWithTwoBf16Operands) {
   const training_step s = step_with_a_faulty_linear_gemm();
   const auto original = checksum_detector({{"variant", "torch_npu"}});
-  EXPECT_EQ(original->needs(), nlohmann::json({{"attention_gemms", true}}));
+  EXPECT_EQ(original->needs().training_fields(), std::vector<std::string>{"attention_gemms"});
   const verdict v = original->observe(s);
   EXPECT_FALSE(v.flagged);  // the linear GEMM's fault is outside torch.matmul
   EXPECT_EQ(metric(v, "gemms_checked"), 1);  // the bf16 attention product; the fp32 one is not
   const auto linear = checksum_detector({{"variant", "torch_npu"}, {"scope", "linear"}});
-  EXPECT_EQ(linear->needs(), nlohmann::json({{"gemms", true}}));
+  EXPECT_EQ(linear->needs().training_fields(), std::vector<std::string>{"gemms"});
   const verdict w = linear->observe(s);
   EXPECT_TRUE(w.flagged);
   EXPECT_EQ(metric(w, "gemms_checked"), 1);
@@ -97,7 +97,7 @@ TEST(MindSporeChecksum, TheOriginalScopeIsEveryLinearGemm) {
   const training_step s = step_with_a_faulty_linear_gemm();
   for (const char* scope : {"original", "linear"}) {
     const auto d = checksum_detector({{"scope", scope}});
-    EXPECT_EQ(d->needs(), nlohmann::json({{"gemms", true}})) << scope;
+    EXPECT_EQ(d->needs().training_fields(), std::vector<std::string>{"gemms"}) << scope;
     EXPECT_TRUE(d->observe(s).flagged) << scope;
   }
 }
@@ -129,12 +129,12 @@ TEST(TorchNpuChecksum, TheRatioTestIsOneDecisionOverTheWholeBatchedCall) {
 TEST(TorchNpuChecksum, TheCombinedSchemesCheckSumTakesTheSameScope) {
   const auto* info = find_detector(view_kind::training, "feature_value");
   auto needs = [info](const nlohmann::json& p) {
-    return info->make_episode(detector_params(validate_params(*info, p), nullptr), detector_context{})->needs();
+    return info->make_episode(detector_params(validate_params(*info, p), nullptr), detector_context{})->needs().training_fields();
   };
-  EXPECT_EQ(needs({{"variant", "torch_npu"}, {"with_checksum", true}}), nlohmann::json({{"attention_gemms", true}}));
-  EXPECT_EQ(needs({{"variant", "torch_npu"}, {"with_checksum", true}, {"checksum_scope", "linear"}}), nlohmann::json({{"gemms", true}}));
-  EXPECT_EQ(needs({{"with_checksum", true}}), nlohmann::json({{"gemms", true}}));
-  EXPECT_EQ(needs({{"variant", "torch_npu"}}), nlohmann::json({{"gemms", false}}));
+  EXPECT_EQ(needs({{"variant", "torch_npu"}, {"with_checksum", true}}), std::vector<std::string>{"attention_gemms"});
+  EXPECT_EQ(needs({{"variant", "torch_npu"}, {"with_checksum", true}, {"checksum_scope", "linear"}}), std::vector<std::string>{"gemms"});
+  EXPECT_EQ(needs({{"with_checksum", true}}), std::vector<std::string>{"gemms"});
+  EXPECT_EQ(needs({{"variant", "torch_npu"}}), std::vector<std::string>{});
 }
 
 // matmul(a, b, out=c) on the same NPU: a fault the device repeats gives the

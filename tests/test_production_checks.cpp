@@ -86,8 +86,8 @@ TEST(ParamHash, OneChangedWeightBitOnOneRankChangesItsHash) {
   EXPECT_FALSE(every2->observe(ptrs(s)).flagged);
   // The model copy by default (Megatron's param.data), the master weights as the named variant.
   auto master = make("param_hash", {{"copy", "master"}});
-  EXPECT_EQ(master->needs()["param_copy"], "master");
-  EXPECT_EQ(d->needs()["param_copy"], "model");
+  EXPECT_EQ(master->needs().param_hashes, detector_needs::hashes::master);
+  EXPECT_EQ(d->needs().param_hashes, detector_needs::hashes::model);
   master->reset({});
   s = hashed(p, 0);
   for (auto& x : s) x.param_sha1_model = s[0].param_sha1_model;  // the copies agree; the masters do not
@@ -355,8 +355,8 @@ TEST(TrainingGemmChecks, InsideTheGemmTheVerdictsAreThoseOnRecords) {
   for (size_t i = 0; i < a.size(); ++i) a[i] = float(std::sin(0.37 * double(i))) * 0.5f;
   for (size_t i = 0; i < b.size(); ++i) b[i] = float(std::cos(0.11 * double(i))) * 0.25f;
   auto inside = gemm_vabft(true), after = gemm_vabft(false);
-  EXPECT_TRUE(inside->needs().value("gemm_guard", false));
-  EXPECT_TRUE(after->needs().value("gemms", false));
+  EXPECT_TRUE(inside->needs().gemm_guard);
+  EXPECT_TRUE(after->needs().gemms);
   for (const bool prepared : {true, false}) {  // the runner prepares (encodes) first; product() alone encodes itself
     for (const int64_t flip : {int64_t(-1), int64_t(m * n / 2)}) {
       SCOPED_TRACE(std::string(flip < 0 ? "clean" : "an output element's exponent bit flipped") +

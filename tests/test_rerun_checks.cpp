@@ -84,7 +84,7 @@ verdict megatron_after(scripted_recomputer& rc, double rank1_loss) {
   episode_context ctx;
   ctx.ranks = 4;
   d->reset(ctx);
-  EXPECT_EQ(d->needs().value("recompute", false), true);
+  EXPECT_TRUE(d->needs().recompute);
   d->observe(ptrs(steps(0, &rc, l)));
   auto s = steps(1, &rc, l);
   s[1].loss = rank1_loss;
@@ -97,6 +97,7 @@ TEST(MegatronRerun, ARejectionThatRerunsCleanInPlaceIsTransient) {
   EXPECT_TRUE(v.flagged);
   EXPECT_EQ(v.rank, 1);
   EXPECT_EQ(metric(v, "rerun_label"), 1);
+  EXPECT_EQ(v.diagnosis, rerun_diagnosis::transient_error);
   ASSERT_EQ(rc.calls.size(), 1u);  // no second rerun after a transient
   EXPECT_EQ(rc.calls[0], std::make_tuple(1, 1, 1));
 }
@@ -106,6 +107,7 @@ TEST(MegatronRerun, ReproducedInPlaceButNotElsewhereIsPersistent) {
   rc.answers[{1, 1, 1}] = {std::nan(""), std::vector<float>(4, 1.0f)};  // NaN again on rank 1's device: NaN == NaN
   const verdict v = megatron_after(rc, std::nan(""));
   EXPECT_EQ(metric(v, "rerun_label"), 2);
+  EXPECT_EQ(v.diagnosis, rerun_diagnosis::persistent_error);
   ASSERT_EQ(rc.calls.size(), 2u);
   // The resumed run: replica 0's state (the checkpoint) on a different device.
   EXPECT_EQ(rc.calls[1], std::make_tuple(1, 0, 2));
@@ -147,6 +149,7 @@ TEST(MegatronRerun, AGradNormWithinATenthOfAPercentOfTheMeanOnTheRerunMatches) {
   const std::vector<float> first(4, 500.0f), close(4, 500.5002f), far(4, 500.6f);
   const auto [v, calls] = large_grads_after(first, close);
   EXPECT_EQ(metric(v, "rerun_label"), 3);  // reproduced; large grads are non-fatal: no rerun elsewhere
+  EXPECT_EQ(v.diagnosis, rerun_diagnosis::undiagnosed);
   EXPECT_EQ(calls, 1u);
   EXPECT_EQ(metric(large_grads_after(first, far).first, "rerun_label"), 1);  // 0.12 %: a transient error
 }
@@ -197,11 +200,12 @@ TEST(MegatronRerun, TheFirstIterationIsValidatedOnlyWithRerunDisabled) {
   on->reset(ctx);
   EXPECT_FALSE(on->observe(ptrs(s)).flagged);
   auto off = make("megatron_validation", {{"rerun", false}});
-  EXPECT_EQ(off->needs().value("recompute", true), false);
+  EXPECT_FALSE(off->needs().recompute);
   off->reset(ctx);
   const verdict v = off->observe(ptrs(s));
   EXPECT_TRUE(v.flagged);
   EXPECT_TRUE(std::isnan(metric(v, "rerun_label")));
+  EXPECT_EQ(v.diagnosis, rerun_diagnosis::none);
   EXPECT_TRUE(rc.calls.empty());
 }
 

@@ -124,7 +124,7 @@ trial_driver::trial_driver(const workload& w, const cell& c, const std::vector<d
                            const std::vector<detector_choice>& recorders, uint64_t seed)
     : cell_(c), seed_(seed), shape_(w.shape(c)), plan_(w.plan(c)) {
   const detector_context ctx = w.context(c);
-  std::vector<nlohmann::json> needs;
+  std::vector<detector_needs> needs;
   for (const auto& d : detectors) {
     detectors_.push_back(build_episode_detector(d, ctx));
     needs.push_back(detectors_.back()->needs());

@@ -1,7 +1,7 @@
 // What a training-level detector sees of one rank at one step: the rank's
 // loss and its gradients before the all-reduce (flat fp32, parameter order,
 // with each parameter's slice), and, when a detector asks for them
-// ({"gemms": true}), every GEMM of the linear layers as the hook saw it after
+// (detector_needs::gemms), every GEMM of the linear layers as the hook saw it after
 // any fault; all copied out of libtorch so that detectors neither include nor
 // link torch. The hook for 000's and 003's detectors, which look before the
 // collective, for 002's cross-rank metrics, and for GEMM checks (003's
@@ -96,7 +96,7 @@ struct recomputed_step {
 };
 
 // Offered by the training workload on the episode's steps when a detector
-// asks ({"recompute": true}); null on the warm-up steps shown before it.
+// asks (detector_needs::recompute); null on the warm-up steps shown before it.
 class step_recomputer {
  public:
   virtual ~step_recomputer() = default;
@@ -127,17 +127,17 @@ class training_step final : public step_view {
   bool bucket_bf16 = false;
   // This rank's own copy of the reduced gradient (flat fp32, parameter order,
   // after any fault in it: the gradients torchtitan hashes after a DDP step),
-  // when a detector asks ({"reduced_grads": true}); empty on warm-up steps.
+  // when a detector asks (detector_needs::reduced_grads); empty on warm-up steps.
   std::vector<float> reduced_grads;
   const training_layout* layout = nullptr;
   std::vector<gemm_record> gemms;  // this step's, when a detector needs them
   // The forward pass's attention products (both per block, in call order),
-  // when a detector asks ({"attention_gemms": true}): what a PyTorch model
+  // when a detector asks (detector_needs::attention_gemms): what a PyTorch model
   // with HF's eager attention computes through torch.matmul. No fault site is
   // in them; `gemms` never holds them.
   std::vector<gemm_record> attention;
-  // After the optimizer step, when a detector asks ({"param_hashes": true,
-  // "param_copy": "master" or "model"}): the SHA-1 of each parameter on this
+  // After the optimizer step, when a detector asks (detector_needs::
+  // param_hashes: master or model): the SHA-1 of each parameter on this
   // rank, parameter order, of its fp32 master weights (param_sha1) or of the
   // model copy the forward uses (param_sha1_model: under bf16 precision the
   // master rounded to bf16, hashed upcast to fp32, what Megatron's
@@ -148,7 +148,7 @@ class training_step final : public step_view {
   std::vector<std::string> param_sha1_model;
   step_recomputer* recomputer = nullptr;
   // On the views detectors encode before each step, when a detector asks
-  // ({"gemm_guard": true}): where it arms its gemm_guard. Null elsewhere.
+  // (detector_needs::gemm_guard): where it arms its gemm_guard. Null elsewhere.
   gemm_guards* guards = nullptr;
 };
 

@@ -70,7 +70,8 @@ def test_cells_table_names_each_cells_clean_set():
 
 
 def test_a_committed_training_set_counts_its_one_fork_once(source_dir):
-    # 30 cells per check, one fork: 40 clean episodes of 6 steps ran, not 30 x 240 steps.
+    # 60 cells per check (both optimizers share the fork's clean set): 40 clean
+    # episodes of 6 steps ran, not 60 x 240 steps.
     pooled = sdcbench.pooled_clean(source_dir / "results" / "training_production-full.json")
-    assert len(pooled) == 22
+    assert len(pooled) == 25
     assert {(p["clean.trials"], p["clean.steps.trials"]) for p in pooled.values()} == {(40, 240)}

@@ -19,9 +19,9 @@ namespace {
 template <class T>
 class gemm_runner final : public episode_runner {
  public:
-  gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
+  gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
       : g_(parse_gemm_cell(c)), seed_(seed), hash_(c.hash) {
-    for (const auto& n : needs) needs_exact_rows_ |= n.value("exact_row_errors", false);
+    for (const auto& n : needs) needs_exact_rows_ |= n.exact_row_errors;
     const auto& s = g_.shape;
     A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
     acc_.resize(size_t(s.m * s.n)), C_.resize(acc_.size());
@@ -221,7 +221,7 @@ class gemm_runner final : public episode_runner {
 
 }  // namespace
 
-std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
+std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) {
   if (c.at("dtype") == "fp64") return std::make_unique<gemm_runner<double>>(c, seed, needs);
   return std::make_unique<gemm_runner<float>>(c, seed, needs);
 }

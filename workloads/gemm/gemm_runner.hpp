@@ -15,6 +15,6 @@ namespace sdc {
 
 // A runner for a cell of the gemm workload (fp64 cells in double, the others
 // in float with their own rounding), seeded as the engine asks.
-std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs);
+std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs);
 
 }  // namespace sdc

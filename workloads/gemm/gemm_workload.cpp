@@ -85,7 +85,7 @@ class gemm_workload final : public workload {
   }
 
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
-                                              const std::vector<nlohmann::json>& needs) const override {
+                                              const std::vector<detector_needs>& needs) const override {
     return make_gemm_runner(c, seed, needs);
   }
 

@@ -232,7 +232,7 @@ class gradient_workload final : public workload {
     const grad_cell g = parse_gradient_cell(c);
     return plan_of(g.faults, *g.dtype);
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
     return std::make_unique<gradient_runner>(c, seed);
   }
 

@@ -163,7 +163,7 @@ class mixture_workload final : public workload {
     p.distinct = true;
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
     return std::make_unique<mixture_runner>(c, seed);
   }
 

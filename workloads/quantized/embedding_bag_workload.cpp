@@ -259,7 +259,7 @@ class embedding_bag_workload final : public workload {
     p.spec = *eb_fault_spec(g, &why, &axis);  // skip_reason refused the cells where it is none
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>&) const override {
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
     return std::make_unique<eb_runner>(c, seed);
   }
 

@@ -69,12 +69,12 @@ void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
 
 class int8_runner final : public episode_runner {
  public:
-  int8_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
+  int8_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
       : g_(parse_int8_cell(c)), seed_(seed), hash_(c.hash) {
     spec_ = plan_of(g_.faults, target_format(g_)).spec;
     ldb_ = g_.shape.n;
     for (const auto& n : needs) {
-      const int cols = n.value("extra_columns", 0);
+      const int cols = n.extra_columns;
       extra_at_.push_back(cols ? ldb_ : -1);
       ldb_ += cols;
     }
@@ -231,7 +231,7 @@ class gemm_int8_workload final : public workload {
     return plan_of(g.faults, target_format(g));
   }
   std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
-                                              const std::vector<nlohmann::json>& needs) const override {
+                                              const std::vector<detector_needs>& needs) const override {
     return std::make_unique<int8_runner>(c, seed, needs);
   }
 

@@ -1,6 +1,6 @@
 // GEMM checks run inside a rank's linear GEMMs (issue 34): the training
 // runner's side of protocol/views/training_view.hpp's gemm_guard. Before each
-// step the detectors that ask ({"gemm_guard": true}) arm a guard per rank
+// step the detectors that ask (detector_needs::gemm_guard) arm a guard per rank
 // through the step's encode view; in the step, the first armed guard computes
 // each fp32 GEMM itself (its protected GEMM: the check's sums taken by our
 // kernel, the product bit for bit mixed_mm's), and every armed guard is shown

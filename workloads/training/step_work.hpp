@@ -19,10 +19,10 @@ enum class step_need : int { gemms, param_hashes, recompute, gemm_guard, attenti
 
 class step_work_meter {
  public:
-  explicit step_work_meter(const std::vector<nlohmann::json>& needs) {
+  explicit step_work_meter(const std::vector<detector_needs>& needs) {
     for (const auto& n : needs)
-      slots_.push_back({n.value("gemms", false), n.value("param_hashes", false), n.value("recompute", false),
-                        n.value("gemm_guard", false), n.value("attention_gemms", false), n.value("reduced_grads", false)});
+      slots_.push_back({n.gemms, n.param_hashes != detector_needs::hashes::none, n.recompute, n.gemm_guard, n.attention_gemms,
+                        n.reduced_grads});
   }
   bool any(step_need n) const {
     return std::any_of(slots_.begin(), slots_.end(), [n](const auto& s) { return s[index(n)]; });

@@ -26,7 +26,7 @@ namespace {
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs)
+  training_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
       : g_(parse_training_cell(c)),
         seed_(seed),
         cell_hash_(c.hash),
@@ -115,18 +115,16 @@ class training_runner final : public episode_runner, public step_observer, publi
     recompute_.step_begins(r, rep, s);
     work_.add(step_need::recompute, seconds_since(t0));
   }
-  // A rerun's diagnosis (a detector's metric `rerun_label`: 0 correct result,
-  // 1 transient error, 2 persistent error, Megatron-LM's RerunDiagnostic; 3,
-  // reproduced in place and not diagnosed, is judged by nobody)
-  // against what was injected: a clean episode's alarm is a correct result,
-  // a transient fault transient, a recurring one (permanent, intermittent:
-  // a device's) persistent.
+  // A rerun's diagnosis (protocol/detector.hpp, rerun_diagnosis; an
+  // undiagnosed one is judged by nobody) against what was injected: a clean
+  // episode's alarm is a correct result, a transient fault transient, a
+  // recurring one (permanent, intermittent: a device's) persistent.
   void judge(const verdict& v, trial_kind kind, metric_list& out) override {
-    for (const auto& [name, label] : v.metrics)
-      if (name == "rerun_label" && !std::isnan(label) && label <= 2) {  // 3: reproduced, not diagnosed
-        const double truth = kind == trial_kind::clean ? 0 : g_.lifetime.recurs() ? 2 : 1;  // a recurring fault is a device's
-        out.emplace_back("attribution_right", label == truth ? 1.0 : 0.0);
-      }
+    if (v.diagnosis == rerun_diagnosis::none || v.diagnosis == rerun_diagnosis::undiagnosed) return;
+    const rerun_diagnosis truth = kind == trial_kind::clean ? rerun_diagnosis::correct_result
+                                  : g_.lifetime.recurs()    ? rerun_diagnosis::persistent_error  // a device's
+                                                            : rerun_diagnosis::transient_error;
+    out.emplace_back("attribution_right", v.diagnosis == truth ? 1.0 : 0.0);
   }
   // Before each step, the detectors that run inside the GEMMs arm their guards here.
   std::vector<const step_view*> encode_views(int64_t) override {
@@ -244,14 +242,14 @@ class training_runner final : public episode_runner, public step_observer, publi
   uint64_t data_id_ = 0;
   int64_t fork_index_ = 0;
   bool record_gemms_, record_attention_, hash_params_, copy_reduced_;  // work_.any(gemms), (attention_gemms), (param_hashes), (reduced_grads)
-  // Which copies the detectors that ask for hashes name ({"param_copy": "model" or "master"}).
+  // Which copies the detectors that ask for hashes name (detector_needs::param_hashes).
   struct copies {
     bool model = false, master = false;
   };
-  static copies param_copies(const std::vector<nlohmann::json>& needs) {
+  static copies param_copies(const std::vector<detector_needs>& needs) {
     copies c;
     for (const auto& n : needs)
-      if (n.value("param_hashes", false)) (n.value("param_copy", "model") == "master" ? c.master : c.model) = true;
+      if (n.param_hashes != detector_needs::hashes::none) (n.param_hashes == detector_needs::hashes::master ? c.master : c.model) = true;
     return c;
   }
   copies hash_copies_;
@@ -344,7 +342,7 @@ episode_truth training_runner::truth() {
 
 }  // namespace
 
-std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) {
+std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) {
   return std::make_unique<training_runner>(c, seed, needs);
 }
 

@@ -115,7 +115,7 @@ class training_workload final : public workload {
     const train_config cfg = load_config(g);
     return plan_of(g.faults, site_format(g.site, cfg.model));
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<nlohmann::json>& needs) const override {
+  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) const override {
     return make_training_runner(c, seed, needs);
   }
   nlohmann::json numerics() const override { return torch_numerics(); }
