@@ -10,7 +10,9 @@
 //
 // The loss it reads is the mean of the ranks' losses (the logged global-batch
 // loss); the gradient norm is the one a framework logs, rank `log_rank`'s
-// norm of its own copy of the reduced gradient (training_step::reduced_grad_norm).
+// norm of the reduced gradient its optimizer steps with (its own copy; under
+// the distributed optimizer, assembled from the shards' owners:
+// training_step::reduced_grad_norm).
 // A global curve names no rank. What a spike does is ours: the original
 // (at OLMo-core fa6c5014) logs it at debug level and records the metrics
 // spike/SpikeScore (spikes per 10000 steps) and spike/SpikeScore (total),
