@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/random/distributions.hpp"
 #include "injectors/tensor_view.hpp"
 

@@ -29,7 +29,7 @@
 #include <map>
 #include <vector>
 
-#include "detectors/quantized_detectors.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
 #include "bench/paired_timer.hpp"
 #include "protocol/detector.hpp"
 #include "foundation/random/streams.hpp"

@@ -32,9 +32,9 @@
 #include <map>
 #include <vector>
 
-#include "detectors/quantized_detectors.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
 #include "bench/paired_timer.hpp"
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
 

@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "bench/paired_timer.hpp"
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/io/digest.hpp"
 #include "harness/campaign/trial_driver.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "protocol/views/training_view.hpp"
 #include "foundation/parallel/heap_policy.hpp"
 

@@ -28,8 +28,8 @@
 
 #include "bench/paired_timer.hpp"
 #include "foundation/io/json_file.hpp"
-#include "workloads/training/fixed_gemm.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/fixed_gemm.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "foundation/parallel/heap_policy.hpp"
 
 namespace {

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
-#include "detectors/stats/dip.hpp"
-#include "detectors/stats/silverman.hpp"
-#include "detectors/stats/unimodality.hpp"
-#include "detectors/stats/uu_test.hpp"
+#include "detectors/gradient/stats/dip.hpp"
+#include "detectors/gradient/stats/silverman.hpp"
+#include "detectors/gradient/stats/unimodality.hpp"
+#include "detectors/gradient/stats/uu_test.hpp"
 #include "foundation/random/streams.hpp"
 
 namespace {

@@ -33,7 +33,7 @@
 
 #include "bench/openblas_core.hpp"
 #include "bench/paired_timer.hpp"
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 

@@ -6,7 +6,7 @@
 //   feature_value / npu_asd   003's checks over steps             silent_stat_command.hpp
 //   consistency  002's metrics on per-rank losses and gradients   training_stat_command.hpp
 //   FeatureValue 003's feature value kept across calls, one step each (feature_value_tracker)
-//   checksum     003's bf16 matmul CheckSum, either original's    detectors/matmul_checksum.hpp
+//   checksum     003's bf16 matmul CheckSum, either original's    detectors/ascend/matmul_checksum.hpp
 // Each returns JSON text; sdcbench/__init__.py parses it.
 #include <pybind11/stl.h>
 
@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "detectors/matmul_checksum.hpp"
+#include "detectors/ascend/matmul_checksum.hpp"
 #include "foundation/errors.hpp"
 #include "harness/cli/gemm_check.hpp"
 #include "harness/cli/silent_stat_command.hpp"

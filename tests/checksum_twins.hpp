@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "detectors/matmul_checksum.hpp"
+#include "detectors/ascend/matmul_checksum.hpp"
 
 namespace sdc::testing {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/ground_truth/exact_dot.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"

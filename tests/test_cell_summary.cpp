@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "detectors/sample_detector.hpp"
+#include "detectors/gradient/sample_detector.hpp"
 #include "harness/campaign/cell_summary.hpp"
 #include "harness/campaign/episode_codec.hpp"
 

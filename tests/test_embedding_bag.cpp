@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "detectors/quantized_detectors.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
 #include "foundation/random/streams.hpp"
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "detectors/sample_detector.hpp"
+#include "detectors/gradient/sample_detector.hpp"
 #include "harness/campaign/engine.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/results/result_set.hpp"

@@ -9,7 +9,7 @@
 #include "training_site_events.hpp"
 #include "workloads/training/fault_lifetime.hpp"
 #include "workloads/training/recompute_service.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "workloads/training/training_sites.hpp"
 
 namespace {

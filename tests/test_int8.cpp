@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "detectors/quantized_detectors.hpp"
-#include "detectors/gemm_detector.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/kernels/int8/int8_kernels.hpp"
 

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <map>
 
-#include "workloads/training/model.hpp"
+#include "workloads/training/trainer/model.hpp"
 
 namespace {
 

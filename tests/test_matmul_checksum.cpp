@@ -20,7 +20,7 @@
 #include <cmath>
 
 #include "checksum_twins.hpp"
-#include "detectors/matmul_checksum.hpp"
+#include "detectors/ascend/matmul_checksum.hpp"
 #include "foundation/formats/format.hpp"
 #include "protocol/detector.hpp"
 

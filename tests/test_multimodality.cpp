@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "cli_runner.hpp"
-#include "detectors/stats/dip.hpp"
-#include "detectors/stats/silverman.hpp"
-#include "detectors/stats/uu_test.hpp"
+#include "detectors/gradient/stats/dip.hpp"
+#include "detectors/gradient/stats/silverman.hpp"
+#include "detectors/gradient/stats/uu_test.hpp"
 #include "foundation/random/streams.hpp"
 
 using namespace sdc;

@@ -18,7 +18,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <vector>
 
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"
 #include "foundation/kernels/gemm/gemm_dispatch.hpp"

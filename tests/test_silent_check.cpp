@@ -16,9 +16,9 @@
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
 
-#include "detectors/matmul_checksum.hpp"
-#include "detectors/silent_check.hpp"
-#include "detectors/strike_policy.hpp"
+#include "detectors/ascend/matmul_checksum.hpp"
+#include "detectors/ascend/silent_check.hpp"
+#include "detectors/ascend/strike_policy.hpp"
 #include "foundation/formats/format.hpp"
 
 namespace sdc {

@@ -12,7 +12,7 @@
 #include <numbers>
 
 #include "cli_runner.hpp"
-#include "detectors/stats/unimodality.hpp"
+#include "detectors/gradient/stats/unimodality.hpp"
 #include "foundation/random/streams.hpp"
 #include "foundation/theory/critical_shift.hpp"
 #include "foundation/kernels/log_norms/log_norms.hpp"

@@ -12,11 +12,11 @@
 
 #include <filesystem>
 
-#include "detectors/consistency.hpp"
+#include "detectors/consistency/consistency.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "workloads/training/training_fork.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "scratch.hpp"
 
 namespace {

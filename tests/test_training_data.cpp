@@ -8,7 +8,7 @@
 #include <set>
 
 #include "foundation/errors.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "scratch.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <boost/random/normal_distribution.hpp>
 #include <cmath>
 
-#include "detectors/consistency.hpp"
+#include "detectors/consistency/consistency.hpp"
 #include "training_detector_harness.hpp"
 
 namespace sdc {

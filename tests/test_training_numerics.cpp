@@ -1,5 +1,5 @@
 // The training model's numerics that make its bits CPU-independent
-// (workloads/training/fixed_gemm.hpp, torch_numerics.hpp): its GEMMs against
+// (workloads/training/trainer/fixed_gemm.hpp, torch_numerics.hpp): its GEMMs against
 // the fixed-order kernel's triple-loop twin, bit for bit, forward and
 // backward, fp32 and bf16; libtorch's products as a loose cross-check; and the
 // pin of ATen's capability and oneDNN read back from libtorch itself.
@@ -8,8 +8,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
-#include "workloads/training/fixed_gemm.hpp"
-#include "workloads/training/torch_numerics.hpp"
+#include "workloads/training/trainer/fixed_gemm.hpp"
+#include "workloads/training/trainer/torch_numerics.hpp"
 
 namespace {
 

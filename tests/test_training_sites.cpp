@@ -13,7 +13,7 @@
 
 #include "foundation/errors.hpp"
 #include "injectors/inject.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "workloads/training/training_sites.hpp"
 #include "training_site_events.hpp"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "detectors/consistency.hpp"
+#include "detectors/consistency/consistency.hpp"
 #include "foundation/io/npy.hpp"
 
 namespace {

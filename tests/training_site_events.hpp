@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "injectors/inject.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "workloads/training/training_sites.hpp"
 
 namespace sdc::testing {

@@ -22,9 +22,9 @@
 #include <mutex>
 #include <optional>
 
-#include "detectors/gemm_detector.hpp"
-#include "detectors/quantized_detectors.hpp"
-#include "detectors/sample_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
+#include "detectors/gradient/sample_detector.hpp"
 #include "protocol/views/training_view.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/data_files.hpp"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <map>
 
-#include "detectors/silent_check.hpp"
-#include "detectors/strike_policy.hpp"
+#include "detectors/ascend/silent_check.hpp"
+#include "detectors/ascend/strike_policy.hpp"
 #include "detectors/training_detectors.hpp"
 #include "foundation/formats/format.hpp"
 #include "injectors/fault_model.hpp"

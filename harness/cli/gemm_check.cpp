@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "detectors/gemm_detector.hpp"
-#include "detectors/quantized_detectors.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
+#include "detectors/quantized/quantized_detectors.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "foundation/io/npy.hpp"

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "detectors/silent_check.hpp"
-#include "detectors/strike_policy.hpp"
+#include "detectors/ascend/silent_check.hpp"
+#include "detectors/ascend/strike_policy.hpp"
 #include "harness/cli/stat_command.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"

@@ -1,5 +1,5 @@
 // `sdcbench stat feature_value FILE` and `sdcbench stat npu_asd FILE`: 003's
-// checks (detectors/silent_check.hpp, strike_policy.hpp) on a user's own values.
+// checks (detectors/ascend/silent_check.hpp, strike_policy.hpp) on a user's own values.
 #pragma once
 #include <map>
 #include <optional>
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "detectors/silent_check.hpp"
-#include "detectors/strike_policy.hpp"
+#include "detectors/ascend/silent_check.hpp"
+#include "detectors/ascend/strike_policy.hpp"
 #include "harness/cli/stat_command.hpp"
 
 namespace sdc {

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "detectors/sample_detector.hpp"
+#include "detectors/gradient/sample_detector.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "foundation/io/npy.hpp"

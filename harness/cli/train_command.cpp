@@ -9,9 +9,9 @@
 #include "foundation/io/digest.hpp"
 #include "foundation/io/json_file.hpp"
 #include "harness/results/result_set.hpp"
-#include "workloads/training/torch_numerics.hpp"
-#include "workloads/training/mpi_collective.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/torch_numerics.hpp"
+#include "workloads/training/trainer/mpi_collective.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 
 namespace sdc {
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "detectors/consistency.hpp"
+#include "detectors/consistency/consistency.hpp"
 #include "harness/cli/stat_command.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"

@@ -108,7 +108,7 @@ class FeatureValue:
 def checksum(a, b, c, variant="mindspore", bf16=True):
     """003's CheckSum of a bf16 matmul C = A B as MindSpore ("mindspore") or
     torch_npu ("torch_npu") computes it: {"failed", "worst_row", "worst_ratio",
-    "rows_flagged"} (detectors/matmul_checksum.hpp cites both originals)."""
+    "rows_flagged"} (detectors/ascend/matmul_checksum.hpp cites both originals)."""
     return _sdcbench.checksum(_array(a), _array(b), _array(c), variant, bf16)
 
 

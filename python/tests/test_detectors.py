@@ -77,7 +77,7 @@ def test_feature_value_one_step_at_a_time_equals_the_whole_run():
 def test_the_checksum_follows_each_original_on_a_nan_row():
     """003's CheckSum: MindSpore fails a GEMM with a NaN anywhere (its max over
     rows is NaN, and NOT (NaN < 1e-20) holds); torch_npu does not flag a NaN
-    row (NaN > 5e-20 is false) -- detectors/matmul_checksum.hpp cites both."""
+    row (NaN > 5e-20 is false) -- detectors/ascend/matmul_checksum.hpp cites both."""
     bf = lambda x: torch.from_numpy(np.asarray(x, dtype=np.float32)).to(torch.bfloat16).to(torch.float32).numpy()
     g = np.random.default_rng(8)
     a, b = bf(g.standard_normal((16, 32))), bf(g.standard_normal((32, 24)))

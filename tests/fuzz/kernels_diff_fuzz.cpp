@@ -12,7 +12,7 @@
 #include <cmath>
 #include <vector>
 
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/formats/format.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 #include "foundation/kernels/gemm/gemm_check_sums.hpp"

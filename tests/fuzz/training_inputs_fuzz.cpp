@@ -3,8 +3,8 @@
 // Alpaca JSON data file, a text corpus for pretraining.
 #include "foundation/io/json_file.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
-#include "workloads/training/data.hpp"
-#include "workloads/training/training_config.hpp"
+#include "workloads/training/trainer/data.hpp"
+#include "workloads/training/trainer/training_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

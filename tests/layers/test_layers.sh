@@ -7,7 +7,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 planted="$(mktemp -d)"
 trap 'rm -rf "$planted"' EXIT
 plant() {  # FILE INCLUDE: a tree of many good includes and one planted one
-  rm -rf "$planted/t" && mkdir -p "$planted/t/foundation/io" "$planted/t/detectors" "$planted/t/workloads" "$planted/t/harness/cli"
+  rm -rf "$planted/t" && mkdir -p "$planted/t/foundation/io" "$planted/t/detectors" "$planted/t/workloads/training/trainer" "$planted/t/harness/cli"
   for i in $(seq 1 120); do echo '#include "foundation/io/a.hpp"' >> "$planted/t/harness/cli/ok.cpp"; done
   echo "#include \"$2\"" > "$planted/t/$1"
   (cd "$planted/t" && git init -q && git add -A) || exit 1
@@ -16,4 +16,5 @@ plant() {  # FILE INCLUDE: a tree of many good includes and one planted one
 }
 plant foundation/io/x.hpp harness/cli/main.hpp   # up
 plant detectors/d.cpp workloads/w.hpp            # sideways
+plant workloads/training/trainer/t.cpp workloads/training/training_sites.hpp  # trainer over the fault machinery
 echo "the planted violations were caught"

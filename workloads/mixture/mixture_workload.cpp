@@ -6,7 +6,7 @@
 // `shift` is a number (Delta in the values' units) or crit(R): R times
 // Delta_crit(p, sigma) of Appendix B.2, for a normal(mu, sigma) base, so a
 // suite can walk across the theorem's threshold. Detectors are the sample
-// tests of detectors/gradient_tests.cpp. The ground truth of each faulty
+// tests of detectors/gradient/gradient_tests.cpp. The ground truth of each faulty
 // episode carries Delta, the cell's delta_crit and its exponent position
 // (bf16/fp32, n = 8) as workload metrics, so Table 3 and Figure 5 read off a
 // result set.

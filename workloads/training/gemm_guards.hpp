@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "protocol/views/training_view.hpp"
-#include "workloads/training/model.hpp"
+#include "workloads/training/trainer/model.hpp"
 
 namespace sdc::train {
 

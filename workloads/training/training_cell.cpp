@@ -5,7 +5,7 @@
 
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
-#include "workloads/training/training_config.hpp"
+#include "workloads/training/trainer/training_config.hpp"
 
 namespace sdc::train {
 

@@ -9,7 +9,7 @@
 #include "injectors/fault_axes.hpp"
 #include "protocol/workload.hpp"
 #include "workloads/training/fault_lifetime.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 #include "workloads/training/training_sites.hpp"
 
 namespace sdc::train {

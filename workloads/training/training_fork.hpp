@@ -8,7 +8,7 @@
 
 #include "protocol/views/training_view.hpp"
 #include "workloads/training/outcome_labels.hpp"
-#include "workloads/training/training_run.hpp"
+#include "workloads/training/trainer/training_run.hpp"
 
 namespace sdc::train {
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "protocol/workload.hpp"
-#include "workloads/training/trainer.hpp"
+#include "workloads/training/trainer/trainer.hpp"
 
 namespace sdc::train {
 

@@ -14,7 +14,7 @@
 #include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
-#include "workloads/training/torch_numerics.hpp"
+#include "workloads/training/trainer/torch_numerics.hpp"
 #include "workloads/training/training_episode.hpp"
 
 namespace sdc {

@@ -1,5 +1,5 @@
 // The protected GEMM (issue 34): the fixed-order GEMM that also computes
-// every sum a checksum check of C = A B reads (detectors/abft_checksums.hpp,
+// every sum a checksum check of C = A B reads (detectors/gemm/abft_checksums.hpp,
 // after 001 eqs. (1)-(11)), in that check's own orders, so that the check
 // needs no separate pass over B or C and its verdict is the separate
 // check's, bit for bit:

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "detectors/gemm_detector.hpp"
+#include "detectors/gemm/gemm_detector.hpp"
 #include "foundation/formats/format.hpp"
 #include "protocol/detector.hpp"
 
