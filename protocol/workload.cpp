@@ -59,11 +59,6 @@ fault_plan plan_of(const fault_axes& a, const format& f) {
   return p;
 }
 
-detector_context dtype_axis_context(const cell& c) {
-  const format* f = &format_by_name(c.at("dtype"));
-  return {f, f, c.axes_json()};
-}
-
 bool register_workload(std::unique_ptr<workload> w) {
   auto name = w->name();
   workloads_by_name().emplace(name, std::move(w));

@@ -32,6 +32,14 @@ struct skip_info {
   std::string reason;
 };
 
+// A workload's typed view of one cell: every axis value parsed once, by its
+// own parser, when the suite loads (typed_workload.hpp). Each workload
+// derives its own (gemm_cell, training_cell, ...).
+struct typed_cell {
+  virtual ~typed_cell() = default;
+  uint64_t hash = 0;  // the cell's hash (cell::hash): its random streams' id
+};
+
 // One point of the axes' Cartesian product.
 struct cell {
   size_t index = 0;
@@ -43,6 +51,11 @@ struct cell {
   // empty when the workload draws clean trials per cell: cells naming one set
   // share their clean episodes, run once per campaign and pooled once.
   std::string clean_set;
+  // The workload's parse of the axes (workload::parse), set when the suite
+  // loads; every entry point of the workload reads this, not the text.
+  std::shared_ptr<const typed_cell> typed;
+  // An axis value as text, for the workload's parser and for matching a
+  // suite's references; std::out_of_range if the cell has no such axis.
   const std::string& at(const std::string& name) const;
   nlohmann::json axes_json() const;
 };
@@ -176,6 +189,10 @@ class workload {
   // The kind of view its runners hand detectors: which detectors it can run.
   virtual view_kind view() const = 0;
   virtual const std::vector<axis_def>& axes() const = 0;
+  // The cell's axis values typed (typed_workload.hpp), once, when the suite
+  // loads: the engine keeps it in cell::typed for every entry point below.
+  // A value its parser refuses is a value_error naming the axis.
+  virtual std::shared_ptr<const typed_cell> parse(const cell& c) const = 0;
   // nullopt when the cell can run; else why the combination makes no sense.
   virtual std::optional<skip_info> skip_reason(const cell& c) const = 0;
   virtual detector_context context(const cell& c) const = 0;
@@ -207,7 +224,7 @@ class workload {
 std::string clean_set_id(const std::vector<std::pair<std::string, std::string>>& axes,
                          const std::vector<std::string>& fault_axes);
 
-// The cell's shared fault axes (injectors/fault_axes.hpp), parsed once.
+// The cell's shared fault axes (injectors/fault_axes.hpp): for the parsers.
 fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names);
 
 // The plan of a cell's fault axes for a target stored in format f: its spec
@@ -215,9 +232,6 @@ fault_axes cell_fault_axes(const cell& c, const fault_axis_names& names);
 // the bits do not fit f (skip_reason says so first: fault_spec_for).
 fault_plan plan_of(const fault_axes& a, const format& f);
 
-// The detector context of a workload whose `dtype` axis is both the input and
-// the output format (gemm, gradient).
-detector_context dtype_axis_context(const cell& c);
 
 bool register_workload(std::unique_ptr<workload> w);
 const workload* find_workload(const std::string& name);

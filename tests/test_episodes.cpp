@@ -14,6 +14,7 @@
 #include "harness/campaign/engine.hpp"
 #include "harness/campaign/suite.hpp"
 #include "harness/results/result_set.hpp"
+#include "protocol/typed_workload.hpp"
 #include "scratch.hpp"
 
 namespace sdc {
@@ -35,7 +36,7 @@ std::vector<double> values(uint64_t seed, uint64_t hash, trial_kind kind, uint64
 
 class fake_runner final : public episode_runner {
  public:
-  fake_runner(const cell& c, uint64_t seed, int ranks) : hash_(c.hash), seed_(seed), x_(size_t(ranks)), views_(size_t(ranks)) {}
+  fake_runner(uint64_t hash, uint64_t seed, int ranks) : hash_(hash), seed_(seed), x_(size_t(ranks)), views_(size_t(ranks)) {}
   uint64_t begin(trial_kind kind, uint64_t trial) override {
     kind_ = kind, trial_ = trial;
     return trial * 4 + uint64_t(kind);
@@ -74,7 +75,15 @@ class fake_runner final : public episode_runner {
   std::optional<tensor_target> t_;
 };
 
-class fake_workload final : public workload {
+// The fake workload's typed cell.
+struct fake_cell : typed_cell {
+  int ranks = 1;
+  int64_t steps = 1;
+  step_schedule when;
+  int rank = 0;
+};
+
+class fake_workload final : public typed_workload<fake_cell> {
  public:
   fake_workload() {
     auto text = [](const std::string& v, const std::string&) { return v; };
@@ -85,19 +94,25 @@ class fake_workload final : public workload {
   view_kind view() const override { return view_kind::sample; }
   std::string summary() const override { return "test: N(0,1) values on several ranks and steps"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
-  std::optional<skip_info> skip_reason(const cell&) const override { return std::nullopt; }
-  detector_context context(const cell& c) const override { return {&fp64(), &fp64(), c.axes_json()}; }
+  fake_cell parse_cell(const cell& c) const override {
+    fake_cell g;
+    g.ranks = std::stoi(c.at("ranks")), g.steps = std::stoll(c.at("steps"));
+    g.when = parse_step_schedule(c.at("when")), g.rank = std::stoi(c.at("rank"));
+    return g;
+  }
+  std::optional<skip_info> skip(const fake_cell&) const override { return std::nullopt; }
+  detector_context context_of(const fake_cell&) const override { return {&fp64(), &fp64()}; }
   std::vector<std::string> truth_metrics() const override { return {"faults"}; }
-  episode_shape shape(const cell& c) const override { return {std::stoi(c.at("ranks")), std::stoll(c.at("steps"))}; }
-  fault_plan plan(const cell& c) const override {
+  episode_shape shape_of(const fake_cell& g) const override { return {g.ranks, g.steps}; }
+  fault_plan plan_for(const fake_cell& g) const override {
     fault_plan p;
     p.spec.model = parse_fault_model("set_max");
-    p.when = parse_step_schedule(c.at("when"));
-    p.rank = std::stoi(c.at("rank"));
+    p.when = g.when;
+    p.rank = g.rank;
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
-    return std::make_unique<fake_runner>(c, seed, std::stoi(c.at("ranks")));
+  std::unique_ptr<episode_runner> runner(const fake_cell& g, uint64_t seed, const std::vector<detector_needs>&) const override {
+    return std::make_unique<fake_runner>(g.hash, seed, g.ranks);
   }
 
  private:

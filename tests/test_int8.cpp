@@ -208,7 +208,7 @@ TEST(Int8Abft, DetectionTheoryMatchesEnumeratedOutcomes) {
       for (const char* model : {"bitflip_random(1,all)", "random_value"}) {
         const int64_t c = 5;
         const int8_t old = p.Bp[size_t(r * p.ld + c)];
-        int8_fault_context f{"B", r, c, uint8_t(old), parse_fault_model(model), {0, 1, 2, 3, 4, 5, 6, 7}};
+        int8_fault_context f{int8_target::B, r, c, uint8_t(old), parse_fault_model(model), {0, 1, 2, 3, 4, 5, 6, 7}};
         double expect = -1;
         for (auto& [name, value] : p.det->detection_theory(p.view(), f))
           if (name == "theory_detect") expect = value;
@@ -237,7 +237,7 @@ TEST(Int8Abft, PaperClosedFormsAtMOne) {
   // Section IV-C: 98.83 % (random bit in B), 96.89 % (random value in B), 99.21 % (random value in C).
   rng g = test_rng(5);
   protected_gemm p(1, 8, 8, "abft_int8", {}, g);
-  auto paper = [&](const char* target, const char* model, int width) {
+  auto paper = [&](int8_target target, const char* model, int width) {
     std::vector<int> bits;
     for (int b = 0; b < width; ++b) bits.push_back(b);
     int8_fault_context f{target, 0, 0, 0, parse_fault_model(model), bits};
@@ -247,17 +247,17 @@ TEST(Int8Abft, PaperClosedFormsAtMOne) {
   };
   // Tolerance 1e-4 (one unit of the paper's last printed digit): its 96.89 % is
   // 1 - 1018/32640 = 96.881 %, printed rounded up.
-  EXPECT_NEAR(paper("B", "bitflip_random(1,all)", 8), 0.9883, 1e-4);
-  EXPECT_NEAR(paper("B", "random_value", 8), 0.9689, 1e-4);
-  EXPECT_NEAR(paper("C", "random_value", 32), 0.9921, 1e-4);
-  EXPECT_EQ(paper("C", "bitflip_random(1,all)", 32), 1.0);
+  EXPECT_NEAR(paper(int8_target::B, "bitflip_random(1,all)", 8), 0.9883, 1e-4);
+  EXPECT_NEAR(paper(int8_target::B, "random_value", 8), 0.9689, 1e-4);
+  EXPECT_NEAR(paper(int8_target::C, "random_value", 32), 0.9921, 1e-4);
+  EXPECT_EQ(paper(int8_target::C, "bitflip_random(1,all)", 32), 1.0);
 }
 
 TEST(Int8Abft, RandomValueInCTheoryCountsTheResidueClass) {
   // c' uniform over the other 2^32 - 1 int32 values; missed iff c' = c (mod M).
   rng g = test_rng(6);
   protected_gemm p(2, 8, 8, "abft_int8", {{"modulus", 4}}, g);
-  int8_fault_context f{"C", 0, 0, 0, parse_fault_model("random_value"), {}};
+  int8_fault_context f{int8_target::C, 0, 0, 0, parse_fault_model("random_value"), {}};
   double got = -1;
   for (auto& [name, value] : p.det->detection_theory(p.view(), f))
     if (name == "theory_detect") got = value;

@@ -71,7 +71,7 @@ bool b_outcome_missed(const int8_gemm_data& d, int64_t r, int64_t delta, int64_t
 
 // Exact P(detect | clean data, site) for a modular (M > 0) or exact (M = 0) row check.
 std::optional<double> conditional_detect_prob(const int8_gemm_data& d, const int8_fault_context& f, int64_t M) {
-  if (f.target == "B") {
+  if (f.target == int8_target::B) {
     const auto outs = fault_outcomes(f, 8);
     if (outs.empty()) return std::nullopt;
     const int64_t old = int64_t(int8_t(uint8_t(f.old_bits)));
@@ -79,7 +79,7 @@ std::optional<double> conditional_detect_prob(const int8_gemm_data& d, const int
     for (int64_t v : outs) missed += b_outcome_missed(d, f.row, v - old, M);
     return 1.0 - missed / double(outs.size());
   }
-  if (f.target != "C") return std::nullopt;
+  if (f.target != int8_target::C) return std::nullopt;
   const int64_t old = int64_t(int32_t(uint32_t(f.old_bits)));
   if (f.model.k == fault_model::kind::random_value) {
     if (M == 0) return 1.0;
@@ -102,13 +102,13 @@ std::optional<double> conditional_detect_prob(const int8_gemm_data& d, const int
 std::optional<double> paper_formula(const int8_gemm_data& d, const int8_fault_context& f, int64_t M) {
   if (M != 127) return std::nullopt;
   const bool random_bit = f.model.k == fault_model::kind::bitflip_random && f.model.count == 1 &&
-                          f.bits.size() == (f.target == "B" ? 8u : 32u);
+                          f.bits.size() == (f.target == int8_target::B ? 8u : 32u);
   const bool random_value = f.model.k == fault_model::kind::random_value;
   const double m = double(d.m);
-  if (f.target == "B" && random_bit) return 1.0 - std::pow(3.0 / 256.0, m);            // 98.83 % at m = 1
-  if (f.target == "B" && random_value) return 1.0 - std::pow(1018.0 / 32640.0, m);    // 96.89 % at m = 1
-  if (f.target == "C" && random_bit) return 1.0;                                      // 100 %
-  if (f.target == "C" && random_value) return 1.0 - 1.0 / 127.0;                      // 99.21 %
+  if (f.target == int8_target::B && random_bit) return 1.0 - std::pow(3.0 / 256.0, m);            // 98.83 % at m = 1
+  if (f.target == int8_target::B && random_value) return 1.0 - std::pow(1018.0 / 32640.0, m);    // 96.89 % at m = 1
+  if (f.target == int8_target::C && random_bit) return 1.0;                                      // 100 %
+  if (f.target == int8_target::C && random_value) return 1.0 - 1.0 / 127.0;                      // 99.21 %
   return std::nullopt;
 }
 

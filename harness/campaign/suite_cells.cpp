@@ -37,6 +37,7 @@ expansion expand(const suite& s) {
     }
     c.hash = fnv1a64(c.key);
     if (!fault_axes.empty()) c.clean_set = clean_set_id(c.axes, fault_axes);
+    c.typed = s.wl->parse(c);  // every axis value typed once, here
     e.skipped.push_back(s.wl->skip_reason(c));
     e.cells.push_back(std::move(c));
   }

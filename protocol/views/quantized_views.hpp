@@ -28,11 +28,15 @@ struct int8_gemm_data {
   const int32_t* extra = nullptr;  // this detector's columns of C' (leading dimension ldc); null without any
 };
 
+// Where an int8 GEMM fault lands: B (the s8 weights, after encoding) or C
+// (the s32 result).
+enum class int8_target { B, C };
+
 // The fault a trial injects, for detectors that can state their detection
-// probability in closed form (section IV-C): where it lands (target "B" or
-// "C", element row/col), the element's clean bits, and the model that changes them.
+// probability in closed form (section IV-C): where it lands (target B or C,
+// element row/col), the element's clean bits, and the model that changes them.
 struct int8_fault_context {
-  std::string target;
+  int8_target target = int8_target::B;
   int64_t row = -1, col = -1;
   uint64_t old_bits = 0;
   fault_model model;

@@ -31,7 +31,8 @@ gemm_cell parse_gemm_cell(const cell& c) {
   g.faults = cell_fault_axes(c, k_fault_axes);
   g.target = parse_gemm_target(c.at("target"));
   g.faults_per_pair = std::stoll(c.at("faults_per_pair"));
-  if (c.at("weights") != "none") g.weights = load_weights(c.at("weights"), c.base_dir);
+  g.weights_spec = c.at("weights");
+  if (g.weights_spec != "none") g.weights = load_weights(g.weights_spec, c.base_dir);
   return g;
 }
 

@@ -23,9 +23,10 @@ enum class gemm_target { A, B, C, acc };
 gemm_target parse_gemm_target(const std::string& v);
 const char* gemm_target_name(gemm_target t);
 
-struct gemm_cell {
+struct gemm_cell : typed_cell {
   int64_t faults_per_pair = 1;
   std::shared_ptr<const weight_matrix> weights;  // B from a file, or null
+  std::string weights_spec;                       // the `weights` value (none, file(...))
   const format* dtype;
   const format* out_fmt;
   distribution dist;

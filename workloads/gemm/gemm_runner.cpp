@@ -19,8 +19,8 @@ namespace {
 template <class T>
 class gemm_runner final : public episode_runner {
  public:
-  gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
-      : g_(parse_gemm_cell(c)), seed_(seed), hash_(c.hash) {
+  gemm_runner(const gemm_cell& g, uint64_t seed, const std::vector<detector_needs>& needs)
+      : g_(g), seed_(seed), hash_(g.hash) {
     for (const auto& n : needs) needs_exact_rows_ |= n.exact_row_errors;
     const auto& s = g_.shape;
     A_.resize(size_t(s.m * s.k)), B_.resize(size_t(s.k * s.n));
@@ -221,9 +221,9 @@ class gemm_runner final : public episode_runner {
 
 }  // namespace
 
-std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) {
-  if (c.at("dtype") == "fp64") return std::make_unique<gemm_runner<double>>(c, seed, needs);
-  return std::make_unique<gemm_runner<float>>(c, seed, needs);
+std::unique_ptr<episode_runner> make_gemm_runner(const gemm_cell& g, uint64_t seed, const std::vector<detector_needs>& needs) {
+  if (g.dtype == &fp64()) return std::make_unique<gemm_runner<double>>(g, seed, needs);
+  return std::make_unique<gemm_runner<float>>(g, seed, needs);
 }
 
 }  // namespace sdc

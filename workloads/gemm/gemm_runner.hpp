@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/workload.hpp"
+#include "workloads/gemm/gemm_cell.hpp"
 
 namespace sdc {
 
 // A runner for a cell of the gemm workload (fp64 cells in double, the others
 // in float with their own rounding), seeded as the engine asks.
-std::unique_ptr<episode_runner> make_gemm_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs);
+std::unique_ptr<episode_runner> make_gemm_runner(const gemm_cell& g, uint64_t seed, const std::vector<detector_needs>& needs);
 
 }  // namespace sdc

@@ -14,14 +14,14 @@
 #include "foundation/errors.hpp"
 #include "foundation/random/distributions.hpp"
 #include "protocol/views/gemm_view.hpp"
-#include "protocol/workload.hpp"
+#include "protocol/typed_workload.hpp"
 #include "workloads/gemm/gemm_cell.hpp"
 #include "workloads/gemm/gemm_runner.hpp"
 
 namespace sdc {
 namespace {
 
-class gemm_workload final : public workload {
+class gemm_workload final : public typed_workload<gemm_cell> {
  public:
   gemm_workload() {
     auto simple = [](auto parse) {
@@ -56,8 +56,9 @@ class gemm_workload final : public workload {
   std::string summary() const override { return "C = A x B in fp64, fp32, bf16/fp16 (fp32 accumulation)"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const gemm_cell g = parse_gemm_cell(c);
+  gemm_cell parse_cell(const cell& c) const override { return parse_gemm_cell(c); }
+
+  std::optional<skip_info> skip(const gemm_cell& g) const override {
     if (g.target == gemm_target::acc && (g.dtype == &fp32() || g.dtype == &fp64()))
       return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
     std::string why, axis;
@@ -67,26 +68,23 @@ class gemm_workload final : public workload {
     const auto [rows, cols] = target_dims(g);
     if (auto w = g.faults.element.check(rows, cols); !w.empty()) return skip_info{"site", w};
     if (g.weights && (g.weights->rows != g.shape.k || g.weights->cols != g.shape.n))
-      return skip_info{"weights", fmt::format("{} is {}x{} (K x N); the cell's shape {} needs {}x{}", c.at("weights"),
+      return skip_info{"weights", fmt::format("{} is {}x{} (K x N); the cell's shape {} needs {}x{}", g.weights_spec,
                                               g.weights->rows, g.weights->cols, g.shape.text(), g.shape.k, g.shape.n)};
     return std::nullopt;
   }
 
-  detector_context context(const cell& c) const override {
-    detector_context ctx = dtype_axis_context(c);
-    ctx.gemm = gemm_context{parse_gemm_shape(c.at("shape")), parse_accumulation(c.at("accumulation"))};
+  detector_context context_of(const gemm_cell& g) const override {
+    detector_context ctx{g.dtype, g.out_fmt};
+    ctx.gemm = gemm_context{g.shape, g.order};
     return ctx;
   }
   std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
 
-  fault_plan plan(const cell& c) const override {
-    const gemm_cell g = parse_gemm_cell(c);
-    return plan_of(g.faults, target_format(g));
-  }
+  fault_plan plan_for(const gemm_cell& g) const override { return plan_of(g.faults, target_format(g)); }
 
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
-                                              const std::vector<detector_needs>& needs) const override {
-    return make_gemm_runner(c, seed, needs);
+  std::unique_ptr<episode_runner> runner(const gemm_cell& g, uint64_t seed,
+                                         const std::vector<detector_needs>& needs) const override {
+    return make_gemm_runner(g, seed, needs);
   }
 
  private:

@@ -40,7 +40,8 @@ grad_cell parse_gradient_cell(const cell& c) {
   grad_cell g;
   g.dtype = &format_by_name(c.at("dtype"));
   if (c.at("source") != "synthetic") g.file = load_gradient_source(c.at("source"), c.base_dir);
-  if (c.at("shape") != "file") g.shape = parse_dims(c.at("shape"));
+  g.shape_from_file = c.at("shape") == "file";
+  if (!g.shape_from_file) g.shape = parse_dims(c.at("shape"));
   g.tensors = parse_integer_at_least(c.at("tensors"), 1, "tensors");
   g.faults_per_pair = parse_integer_at_least(c.at("faults_per_pair"), 1, "faults_per_pair");
   g.dist = parse_distribution(c.at("distribution"), c.base_dir);

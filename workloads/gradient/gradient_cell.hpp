@@ -24,10 +24,11 @@ std::shared_ptr<const std::vector<tensor_values>> load_gradient_source(const std
 // "D1xD2x..." with every dimension >= 1; a value_error else.
 std::vector<int64_t> parse_dims(const std::string& v);
 
-struct grad_cell {
+struct grad_cell : typed_cell {
   const format* dtype = nullptr;
   std::shared_ptr<const std::vector<tensor_values>> file;  // null: synthetic
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;  // empty when shape_from_file
+  bool shape_from_file = false;  // shape=file
   int64_t tensors = 1, faults_per_pair = 1;
   distribution dist;
   split_rule split;

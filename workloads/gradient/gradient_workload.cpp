@@ -31,7 +31,7 @@
 #include "injectors/inject.hpp"
 #include "injectors/tensor_view.hpp"
 #include "protocol/views/sample_view.hpp"
-#include "protocol/workload.hpp"
+#include "protocol/typed_workload.hpp"
 #include "workloads/gradient/gradient_cell.hpp"
 
 namespace sdc {
@@ -43,7 +43,7 @@ struct vector_ref {
 
 class gradient_runner final : public episode_runner {
  public:
-  gradient_runner(const cell& c, uint64_t seed) : g_(parse_gradient_cell(c)), seed_(seed), hash_(c.hash) {
+  gradient_runner(const grad_cell& g, uint64_t seed) : g_(g), seed_(seed), hash_(g.hash) {
     // Tensor shapes and the vectors they are cut into.
     if (g_.file) {
       for (const auto& t : *g_.file) shapes_.push_back(t.shape.empty() ? std::vector<int64_t>{1} : t.shape);
@@ -170,7 +170,7 @@ class gradient_runner final : public episode_runner {
   std::vector<double> clean_v_, v_, compact_;
 };
 
-class gradient_workload final : public workload {
+class gradient_workload final : public typed_workload<grad_cell> {
  public:
   gradient_workload() {
     auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
@@ -213,27 +213,24 @@ class gradient_workload final : public workload {
   }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const grad_cell g = parse_gradient_cell(c);
+  grad_cell parse_cell(const cell& c) const override { return parse_gradient_cell(c); }
+  std::optional<skip_info> skip(const grad_cell& g) const override {
     if (g.dtype != &bf16() && g.dtype != &fp16() && g.dtype != &fp32())
       return skip_info{"dtype", fmt::format("gradients are bf16, fp16 or fp32, not {}", g.dtype->name)};
-    if (g.file && c.at("shape") != "file")
+    if (g.file && !g.shape_from_file)
       return skip_info{"shape", "a file source takes its shapes from the file: use shape=file"};
-    if (!g.file && c.at("shape") == "file") return skip_info{"shape", "shape=file needs a file source"};
+    if (!g.file && g.shape_from_file) return skip_info{"shape", "shape=file needs a file source"};
     if (g.file && g.tensors != 1) return skip_info{"tensors", "a file source gives its own tensors: use tensors=1"};
     std::string why, axis;
     if (!fault_spec_for(g.faults, *g.dtype, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
-  detector_context context(const cell& c) const override { return dtype_axis_context(c); }
+  detector_context context_of(const grad_cell& g) const override { return {g.dtype, g.dtype}; }
   std::vector<std::string> truth_metrics() const override { return {"log_norm_shift", "norm_rel_change"}; }
   // fault_count faults, each an element uniform over all tensors (000's type-1/2/3 flips).
-  fault_plan plan(const cell& c) const override {
-    const grad_cell g = parse_gradient_cell(c);
-    return plan_of(g.faults, *g.dtype);
-  }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
-    return std::make_unique<gradient_runner>(c, seed);
+  fault_plan plan_for(const grad_cell& g) const override { return plan_of(g.faults, *g.dtype); }
+  std::unique_ptr<episode_runner> runner(const grad_cell& g, uint64_t seed, const std::vector<detector_needs>&) const override {
+    return std::make_unique<gradient_runner>(g, seed);
   }
 
  private:

@@ -15,9 +15,9 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <chrono>
 #include <cmath>
-#include <regex>
 
-#include "protocol/workload.hpp"
+#include "protocol/typed_workload.hpp"
+#include "workloads/mixture/mixture_cell.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/random/distributions.hpp"
 #include "foundation/theory/critical_shift.hpp"
@@ -28,58 +28,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-struct shift_spec {
-  bool relative = false;  // crit(R)
-  double value = 0;
-  std::string text() const { return relative ? fmt::format("crit({})", value) : fmt::format("{}", value); }
-};
-shift_spec parse_shift(const std::string& v) {
-  static const std::regex crit(R"(crit\(([0-9.eE+-]+)\))");
-  std::smatch m;
-  try {
-    if (std::regex_match(v, m, crit)) return {true, std::stod(m[1])};
-    size_t used = 0;
-    const double x = std::stod(v, &used);
-    if (used == v.size()) return {false, x};
-  } catch (const std::exception&) {
-  }
-  throw value_error("expected a shift: a number (Delta) or crit(R) (R x Delta_crit); got '" + v + "'");
-}
-
-double parse_fraction(const std::string& v) {
-  size_t used = 0;
-  double p = -1;
-  try {
-    p = std::stod(v, &used);
-  } catch (const std::exception&) {
-  }
-  if (!(p > 0 && p < 1) || used != v.size()) throw value_error("p: expected a number in (0, 1); got '" + v + "'");
-  return p;
-}
-
-struct mix_cell {
-  distribution base;
-  int64_t n = 0;
-  double p = 0;
-  shift_spec shift;
-  std::optional<critical_shift> crit;  // normal base only
-  double delta = 0;                    // the shift applied
-};
-
-mix_cell parse_mix_cell(const cell& c) {
-  mix_cell g;
-  g.base = parse_distribution(c.at("base"), c.base_dir);
-  g.n = std::stoll(c.at("n"));
-  g.p = parse_fraction(c.at("p"));
-  g.shift = parse_shift(c.at("shift"));
-  if (g.base.k == distribution::kind::normal) g.crit = delta_crit(g.base.p[1], g.p);
-  g.delta = g.shift.relative ? (g.crit ? g.shift.value * g.crit->delta : NAN) : g.shift.value;
-  return g;
-}
-
 class mixture_runner final : public episode_runner {
  public:
-  mixture_runner(const cell& c, uint64_t seed) : g_(parse_mix_cell(c)), seed_(seed), hash_(c.hash) {
+  mixture_runner(const mix_cell& g, uint64_t seed) : g_(g), seed_(seed), hash_(g.hash) {
     x_.resize(size_t(g_.n));
   }
 
@@ -124,7 +75,7 @@ class mixture_runner final : public episode_runner {
   sample_step step_;
 };
 
-class mixture_workload final : public workload {
+class mixture_workload final : public typed_workload<mix_cell> {
  public:
   mixture_workload() {
     auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
@@ -143,19 +94,18 @@ class mixture_workload final : public workload {
   view_kind view() const override { return view_kind::sample; }
   std::string summary() const override { return "samples with a fraction p shifted by Delta: Theorem 1 and Appendix A of 000"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const mix_cell g = parse_mix_cell(c);
+  mix_cell parse_cell(const cell& c) const override { return parse_mix_cell(c); }
+  std::optional<skip_info> skip(const mix_cell& g) const override {
     if (g.shift.relative && g.base.k != distribution::kind::normal)
       return skip_info{"shift", "crit(R) needs a normal(mu,sigma) base (Appendix B.2)"};
     if (g.shift.relative && !g.crit)
       return skip_info{"shift", fmt::format("Appendix B.2 has no solution for p = {} (p must be below 1/2)", g.p)};
     return std::nullopt;
   }
-  detector_context context(const cell& c) const override { return {&fp64(), &fp64(), c.axes_json()}; }
+  detector_context context_of(const mix_cell&) const override { return {&fp64(), &fp64()}; }
   std::vector<std::string> truth_metrics() const override { return {"delta", "delta_crit", "position"}; }
   // round(p n) (at least 1) distinct positions, each shifted by Delta.
-  fault_plan plan(const cell& c) const override {
-    const mix_cell g = parse_mix_cell(c);
+  fault_plan plan_for(const mix_cell& g) const override {
     fault_plan p;
     p.spec.model.k = fault_model::kind::add;
     p.spec.model.factor = g.delta;
@@ -163,8 +113,8 @@ class mixture_workload final : public workload {
     p.distinct = true;
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
-    return std::make_unique<mixture_runner>(c, seed);
+  std::unique_ptr<episode_runner> runner(const mix_cell& g, uint64_t seed, const std::vector<detector_needs>&) const override {
+    return std::make_unique<mixture_runner>(g, seed);
   }
 
  private:

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <regex>
 #include <tuple>
 
@@ -18,6 +19,12 @@ std::pair<int64_t, int64_t> parse_axb(const std::string& v, const char* what) {
   return {std::stoll(m[1]), std::stoll(m[2])};
 }
 
+eb_target parse_eb_target(const std::string& v) {
+  for (int t = 0; t < int(std::size(k_eb_target_names)); ++t)
+    if (v == k_eb_target_names[t]) return eb_target(t);
+  throw value_error("expected a target: code, alpha, beta or output; got '" + v + "'");
+}
+
 eb_cell parse_embedding_bag_cell(const cell& c) {
   eb_cell g;
   std::tie(g.rows, g.dim) = parse_axb(c.at("table"), "ROWSxDIM");
@@ -26,13 +33,13 @@ eb_cell parse_embedding_bag_cell(const cell& c) {
   g.weighted = c.at("pooling") == "weighted_sum";
   g.values = parse_distribution(c.at("values"), c.base_dir);
   g.faults = cell_fault_axes(c, {});
-  g.target = c.at("target");
+  g.target = parse_eb_target(c.at("target"));
   return g;
 }
 
 std::optional<fault_spec> eb_fault_spec(const eb_cell& g, std::string* why, std::string* axis) {
   auto spec = fault_spec_for(g.faults, target_format(g), why, axis);
-  if (spec && g.target == "code" && g.bits == 4) {
+  if (spec && g.target == eb_target::code && g.bits == 4) {
     const auto k = g.faults.model.k;
     if (k == fault_model::kind::random_value || k == fault_model::kind::multiply || k == fault_model::kind::set_max) {
       *axis = "fault";

@@ -29,18 +29,18 @@
 #include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
 #include "protocol/views/quantized_views.hpp"
-#include "protocol/workload.hpp"
+#include "protocol/typed_workload.hpp"
 #include "workloads/quantized/embedding_bag_cell.hpp"
 #include "workloads/quantized/embedding_table_target.hpp"
 
 namespace sdc {
 namespace {
 
-const std::vector<std::string> k_targets = {"code", "alpha", "beta", "output"};
+const std::vector<std::string> k_targets(std::begin(k_eb_target_names), std::end(k_eb_target_names));
 
 class eb_runner final : public episode_runner {
  public:
-  eb_runner(const cell& c, uint64_t seed) : g_(parse_embedding_bag_cell(c)), seed_(seed), hash_(c.hash) {
+  eb_runner(const eb_cell& g, uint64_t seed) : g_(g), seed_(seed), hash_(g.hash) {
     // The table: one per cell, from its own stream (trial id past any trial's).
     rng tg = make_stream(seed_, hash_, ~uint64_t(0), trial_kind::clean, stream_purpose::data);
     std::vector<float> x(size_t(g_.rows * g_.dim));
@@ -75,7 +75,7 @@ class eb_runner final : public episode_runner {
   // A code of a row the batch reads (a table element no bag reads cannot
   // change the result), that row's alpha or beta, or an output element.
   fault_target& target(int64_t, int) override {
-    if (g_.target == "output") {
+    if (g_.target == eb_target::output) {
       faulty_out_ = out_;
       target_ = std::make_unique<tensor_target>(tensor_view{&fp32(), faulty_out_.data(), g_.bags, g_.dim});
       table_target_ = nullptr;
@@ -98,7 +98,7 @@ class eb_runner final : public episode_runner {
   }
 
   location truth_location(const injection_record& r) const override {
-    if (g_.target == "output") return {-1, r.row, r.col};
+    if (g_.target == eb_target::output) return {-1, r.row, r.col};
     return {};  // a table element: the bags that read the row are all changed
   }
 
@@ -204,7 +204,7 @@ class eb_runner final : public episode_runner {
   embedding_bag_step step_;
 };
 
-class embedding_bag_workload final : public workload {
+class embedding_bag_workload final : public typed_workload<eb_cell> {
  public:
   embedding_bag_workload() {
     auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
@@ -244,23 +244,23 @@ class embedding_bag_workload final : public workload {
   }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const eb_cell g = parse_embedding_bag_cell(c);
+  eb_cell parse_cell(const cell& c) const override { return parse_embedding_bag_cell(c); }
+
+  std::optional<skip_info> skip(const eb_cell& g) const override {
     std::string why, axis;
     if (!eb_fault_spec(g, &why, &axis)) return skip_info{axis, why};
     return std::nullopt;
   }
-  detector_context context(const cell& c) const override { return {&u8(), &fp32(), c.axes_json()}; }
+  detector_context context_of(const eb_cell&) const override { return {&u8(), &fp32()}; }
   std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
-  fault_plan plan(const cell& c) const override {
-    const eb_cell g = parse_embedding_bag_cell(c);
+  fault_plan plan_for(const eb_cell& g) const override {
     std::string why, axis;
     fault_plan p = plan_of(g.faults, target_format(g));
     p.spec = *eb_fault_spec(g, &why, &axis);  // skip_reason refused the cells where it is none
     return p;
   }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>&) const override {
-    return std::make_unique<eb_runner>(c, seed);
+  std::unique_ptr<episode_runner> runner(const eb_cell& g, uint64_t seed, const std::vector<detector_needs>&) const override {
+    return std::make_unique<eb_runner>(g, seed);
   }
 
  private:

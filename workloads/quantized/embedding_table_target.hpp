@@ -7,6 +7,7 @@
 
 #include "foundation/kernels/int8/int8_kernels.hpp"
 #include "injectors/fault_target.hpp"
+#include "workloads/quantized/embedding_bag_cell.hpp"
 
 namespace sdc {
 
@@ -16,21 +17,21 @@ namespace sdc {
 // write keeps the clean bytes so end() can restore the table.
 class table_target final : public fault_target {
  public:
-  table_target(quantized_table& t, const bag_batch& b, const std::string& what, const format& f)
+  table_target(quantized_table& t, const bag_batch& b, eb_target what, const format& f)
       : t_(t), b_(b), what_(what), f_(f) {}
   const format& fmt() const override { return f_; }
   int64_t rows() const override { return int64_t(b_.indices.size()); }
-  int64_t cols() const override { return what_ == "code" ? t_.dim : 1; }
+  int64_t cols() const override { return what_ == eb_target::code ? t_.dim : 1; }
   uint64_t bits_at(int64_t i) const override {
     const auto [p, n] = place(i);
-    if (what_ != "code") return ptr_load(p, 4);
+    if (what_ != eb_target::code) return ptr_load(p, 4);
     const uint8_t byte = *p;
     return t_.bits == 8 ? byte : (n ? byte >> 4 : byte & 15);
   }
   void set_bits(int64_t i, uint64_t b) override {
     const auto [p, n] = place(i);
-    if (!undo_ptr) undo_ptr = p, undo_n = what_ == "code" ? 1 : 4, std::memcpy(undo, p, undo_n);
-    if (what_ != "code") {
+    if (!undo_ptr) undo_ptr = p, undo_n = what_ == eb_target::code ? 1 : 4, std::memcpy(undo, p, undo_n);
+    if (what_ != eb_target::code) {
       const uint32_t v = uint32_t(b);
       std::memcpy(p, &v, 4);
     } else if (t_.bits == 8) {
@@ -48,8 +49,8 @@ class table_target final : public fault_target {
   std::pair<uint8_t*, int> place(int64_t i) const {
     const int64_t p = i / cols(), j = i % cols();
     uint8_t* row = t_.row(b_.indices[size_t(p)]);
-    if (what_ == "alpha") return {row + t_.code_bytes(), 0};
-    if (what_ == "beta") return {row + t_.code_bytes() + 4, 0};
+    if (what_ == eb_target::alpha) return {row + t_.code_bytes(), 0};
+    if (what_ == eb_target::beta) return {row + t_.code_bytes() + 4, 0};
     return t_.bits == 8 ? std::pair{row + j, 0} : std::pair{row + j / 2, int(j & 1)};
   }
   static uint64_t ptr_load(const uint8_t* p, int n) {
@@ -59,7 +60,7 @@ class table_target final : public fault_target {
   }
   quantized_table& t_;
   const bag_batch& b_;
-  std::string what_;
+  eb_target what_;
   const format& f_;
 };
 

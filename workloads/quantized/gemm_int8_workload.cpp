@@ -21,32 +21,11 @@
 #include "foundation/timing.hpp"
 #include "injectors/inject.hpp"
 #include "protocol/views/quantized_views.hpp"
-#include "protocol/workload.hpp"
+#include "protocol/typed_workload.hpp"
+#include "workloads/quantized/gemm_int8_cell.hpp"
 
 namespace sdc {
 namespace {
-
-struct int8_cell {
-  gemm_shape shape;
-  distribution a_dist, b_dist;
-  fault_axes faults;  // fault, bit, site
-  std::string target;
-};
-
-constexpr fault_axis_names k_int8_fault_axes{"site"};
-
-int8_cell parse_int8_cell(const cell& c) {
-  int8_cell g;
-  g.shape = parse_gemm_shape(c.at("shape"));
-  g.a_dist = parse_distribution(c.at("a_distribution"), c.base_dir);
-  g.b_dist = parse_distribution(c.at("b_distribution"), c.base_dir);
-  g.faults = cell_fault_axes(c, k_int8_fault_axes);
-  g.target = c.at("target");
-  return g;
-}
-
-const format& target_format(const int8_cell& g) { return g.target == "B" ? s8() : s32(); }
-
 
 // Values drawn from a distribution, rounded to the nearest integer and
 // saturated to the element type's range (what a quantizer does). A uniform_int
@@ -69,8 +48,8 @@ void fill_saturated(std::vector<T>& v, const distribution& d, rng& g) {
 
 class int8_runner final : public episode_runner {
  public:
-  int8_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
-      : g_(parse_int8_cell(c)), seed_(seed), hash_(c.hash) {
+  int8_runner(const int8_cell& g, uint64_t seed, const std::vector<detector_needs>& needs)
+      : g_(g), seed_(seed), hash_(g.hash) {
     spec_ = plan_of(g_.faults, target_format(g_)).spec;
     ldb_ = g_.shape.n;
     for (const auto& n : needs) {
@@ -113,7 +92,7 @@ class int8_runner final : public episode_runner {
   // the paper assumes) or of the int32 C', in a copy.
   fault_target& target(int64_t, int) override {
     const auto& s = g_.shape;
-    if (g_.target == "B") {
+    if (g_.target == int8_target::B) {
       Bp2_ = Bp_;
       target_.emplace(tensor_view{&s8(), Bp2_.data(), s.k, s.n, ldb_});
     } else {
@@ -126,7 +105,7 @@ class int8_runner final : public episode_runner {
   void faulted(int64_t, int, const std::vector<injection_record>& recs) override {
     const auto& s = g_.shape;
     const injection_record& rec = recs.front();
-    if (g_.target == "B") {
+    if (g_.target == int8_target::B) {
       C2_.resize(C_.size());
       gemm_u8s8s32(s.m, ldb_, s.k, A_.data(), s.k, Bp2_.data(), ldb_, C2_.data(), ldb_);
     }
@@ -138,7 +117,7 @@ class int8_runner final : public episode_runner {
   std::vector<const step_view*> views(int64_t) override {
     const auto& s = g_.shape;
     const int32_t* C = faulty_ ? C2_.data() : C_.data();
-    const int8_t* B = (faulty_ && g_.target == "B" ? Bp2_ : Bp_).data();
+    const int8_t* B = (faulty_ && g_.target == int8_target::B ? Bp2_ : Bp_).data();
     step_.checked.clear(), step_.clean.clear();
     for (int64_t at : extra_at_) {
       step_.checked.push_back({s.m, s.n, s.k, A_.data(), s.k, B, ldb_, C, ldb_, at >= 0 ? C + at : nullptr});
@@ -187,7 +166,7 @@ class int8_runner final : public episode_runner {
   std::vector<int32_t> C_, C2_;
 };
 
-class gemm_int8_workload final : public workload {
+class gemm_int8_workload final : public typed_workload<int8_cell> {
  public:
   gemm_int8_workload() {
     auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
@@ -213,26 +192,24 @@ class gemm_int8_workload final : public workload {
   std::string summary() const override { return "C (int32) = A (u8) x B (s8), oneDNN u8s8s32 GEMM (004)"; }
   const std::vector<axis_def>& axes() const override { return axes_; }
 
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const int8_cell g = parse_int8_cell(c);
+  int8_cell parse_cell(const cell& c) const override { return parse_int8_cell(c); }
+
+  std::optional<skip_info> skip(const int8_cell& g) const override {
     std::string why, axis;
     if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};
-    const int64_t rows = g.target == "B" ? g.shape.k : g.shape.m;
+    const int64_t rows = g.target == int8_target::B ? g.shape.k : g.shape.m;
     if (auto w = g.faults.element.check(rows, g.shape.n); !w.empty()) return skip_info{"site", w};
     if (g.shape.k * 255 * 128 > int64_t(INT32_MAX))
       return skip_info{"shape", fmt::format("K = {} can overflow the int32 result (K * 255 * 128 > 2^31 - 1)", g.shape.k)};
     return std::nullopt;
   }
 
-  detector_context context(const cell& c) const override { return {&s8(), &s32(), c.axes_json()}; }
+  detector_context context_of(const int8_cell&) const override { return {&s8(), &s32()}; }
   std::vector<std::string> truth_metrics() const override { return {"int_diff", "rel_diff"}; }
-  fault_plan plan(const cell& c) const override {
-    const int8_cell g = parse_int8_cell(c);
-    return plan_of(g.faults, target_format(g));
-  }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed,
-                                              const std::vector<detector_needs>& needs) const override {
-    return std::make_unique<int8_runner>(c, seed, needs);
+  fault_plan plan_for(const int8_cell& g) const override { return plan_of(g.faults, target_format(g)); }
+  std::unique_ptr<episode_runner> runner(const int8_cell& g, uint64_t seed,
+                                         const std::vector<detector_needs>& needs) const override {
+    return std::make_unique<int8_runner>(g, seed, needs);
   }
 
  private:

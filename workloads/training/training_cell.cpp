@@ -28,6 +28,7 @@ training_cell parse_training_cell(const cell& c) {
   g.forks = parse_integer_at_least(c.at("forks"), 1, "forks");
   g.natural_runs = parse_integer_at_least(c.at("natural_runs"), 2, "natural_runs");
   g.distributed_optimizer = parse_optimizer(c.at("optimizer"));
+  g.config = std::make_shared<const train_config>(load_config(g));
   return g;
 }
 

@@ -1,8 +1,10 @@
 // A training workload cell, typed once from the suite's axis values (config,
 // warmup_steps, steps, faults_per_twin, site, the fault axes, lifetime,
-// gemm_q, seed_policy, forks, natural_runs, optimizer), and the job configuration it names.
+// gemm_q, seed_policy, forks, natural_runs, optimizer) and the job
+// configuration it names, read once when the suite loads.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,8 +20,9 @@ namespace sdc::train {
 // element within it is `element`.
 inline constexpr fault_axis_names k_training_fault_axes{.element = "element", .count = "count", .when = true, .rank = true};
 
-struct training_cell {
+struct training_cell : typed_cell {
   std::string config_path;  // resolved against the suite's folder
+  std::shared_ptr<const train_config> config;  // the job configuration it names, read once
   int64_t warmup = 20, steps = 8, per_twin = 4;
   fault_site site;    // the tensor (training_sites.hpp)
   fault_axes faults;  // fault, bit, element, count, when, rank (injectors/fault_axes.hpp)

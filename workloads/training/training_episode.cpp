@@ -26,10 +26,10 @@ namespace {
 
 class training_runner final : public episode_runner, public step_observer, public gemm_hook {
  public:
-  training_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs)
-      : g_(parse_training_cell(c)),
+  training_runner(const training_cell& g, uint64_t seed, const std::vector<detector_needs>& needs)
+      : g_(g),
         seed_(seed),
-        cell_hash_(c.hash),
+        cell_hash_(g.hash),
         fork_(fork_for(g_.config_path, g_.warmup, 0)),
         sites_(g_.site, fork_->config.model, g_.q),
         views_(size_t(fork_->config.dp.ranks)),
@@ -342,8 +342,8 @@ episode_truth training_runner::truth() {
 
 }  // namespace
 
-std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) {
-  return std::make_unique<training_runner>(c, seed, needs);
+std::unique_ptr<episode_runner> make_training_runner(const training_cell& g, uint64_t seed, const std::vector<detector_needs>& needs) {
+  return std::make_unique<training_runner>(g, seed, needs);
 }
 
 }  // namespace sdc::train

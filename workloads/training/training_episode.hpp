@@ -16,6 +16,6 @@
 
 namespace sdc::train {
 
-std::unique_ptr<episode_runner> make_training_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs);
+std::unique_ptr<episode_runner> make_training_runner(const training_cell& g, uint64_t seed, const std::vector<detector_needs>& needs);
 
 }  // namespace sdc::train

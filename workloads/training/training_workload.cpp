@@ -15,6 +15,7 @@
 #include "foundation/errors.hpp"
 #include "foundation/io/digest.hpp"
 #include "workloads/training/trainer/torch_numerics.hpp"
+#include "protocol/typed_workload.hpp"
 #include "workloads/training/training_episode.hpp"
 
 namespace sdc {
@@ -22,7 +23,7 @@ namespace {
 
 using namespace sdc::train;
 
-class training_workload final : public workload {
+class training_workload final : public typed_workload<training_cell> {
  public:
   training_workload() {
     auto simple = [](auto parse) { return [parse](const std::string& v, const std::string&) { return parse(v); }; };
@@ -77,9 +78,9 @@ class training_workload final : public workload {
     return "data-parallel fine-tuning of a byte-level transformer (libtorch), faults inside the step; 000, 002, 003";
   }
   const std::vector<axis_def>& axes() const override { return axes_; }
-  std::optional<skip_info> skip_reason(const cell& c) const override {
-    const training_cell g = parse_training_cell(c);
-    const train_config cfg = load_config(g);
+  training_cell parse_cell(const cell& c) const override { return parse_training_cell(c); }
+  std::optional<skip_info> skip(const training_cell& g) const override {
+    const train_config& cfg = *g.config;
     if (auto why = check_site(g.site, cfg.model); !why.empty()) return skip_info{"site", why};
     if (g.faults.rank >= cfg.dp.ranks) return skip_info{"rank", fmt::format("rank {} of a {}-rank run", g.faults.rank, cfg.dp.ranks)};
     if (g.lifetime.recurs()) {
@@ -101,31 +102,23 @@ class training_workload final : public workload {
   std::vector<std::string> clean_set_fault_axes() const override {
     return {"site", "fault", "bit", "element", "count", "when", "rank", "lifetime", "gemm_q", "faults_per_twin", "optimizer"};
   }
-  detector_context context(const cell& c) const override { return {&fp32(), &fp32(), c.axes_json()}; }
+  detector_context context_of(const training_cell&) const override { return {&fp32(), &fp32()}; }
   std::vector<std::string> truth_metrics() const override {
     return {"loss_delta_rel", "param_distance_twin", "replica_divergence", "nonfinite"};
   }
-  episode_shape shape(const cell& c) const override {
-    const training_cell g = parse_training_cell(c);
-    const train_config cfg = load_config(g);
-    return {cfg.dp.ranks, g.steps};
-  }
-  fault_plan plan(const cell& c) const override {
-    const training_cell g = parse_training_cell(c);
-    const train_config cfg = load_config(g);
-    return plan_of(g.faults, site_format(g.site, cfg.model));
-  }
-  std::unique_ptr<episode_runner> make_runner(const cell& c, uint64_t seed, const std::vector<detector_needs>& needs) const override {
-    return make_training_runner(c, seed, needs);
+  episode_shape shape_of(const training_cell& g) const override { return {g.config->dp.ranks, g.steps}; }
+  fault_plan plan_for(const training_cell& g) const override { return plan_of(g.faults, site_format(g.site, g.config->model)); }
+  std::unique_ptr<episode_runner> runner(const training_cell& g, uint64_t seed, const std::vector<detector_needs>& needs) const override {
+    return make_training_runner(g, seed, needs);
   }
   nlohmann::json numerics() const override { return torch_numerics(); }
   // Each distinct pretraining corpus: its file name (foundation/io/data_files.hpp:
   // portable_path; a Debian package's file), the bytes of text read (decompressed) and their SHA-256,
   // which also keys the cached checkpoint (training_run.cpp).
-  nlohmann::json inputs(const std::vector<cell>& cells) const override {
+  nlohmann::json inputs_of(const std::vector<const training_cell*>& cells) const override {
     std::set<std::string> corpora;
-    for (const auto& c : cells)
-      if (const train_config cfg = load_config(parse_training_cell(c)); !cfg.pretrain.corpus.empty()) corpora.insert(cfg.pretrain.corpus);
+    for (const training_cell* g : cells)
+      if (!g->config->pretrain.corpus.empty()) corpora.insert(g->config->pretrain.corpus);
     if (corpora.empty()) return nullptr;
     nlohmann::json out = nlohmann::json::array();
     for (const auto& path : corpora) {
