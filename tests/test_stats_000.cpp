@@ -1,6 +1,6 @@
 // 000_60f7924e74842bcb.txt: the critical shift of Theorem 1 (Table 3, golden),
 // the folding test (Siffer et al.'s reference values), Algorithm 1's lines on
-// hand-made samples (METHODOLOGY.md, "000 Algorithm 1 (paper)"), W1 against a
+// hand-made samples (detectors/gradient/CONFORMANCE.md, "000 Algorithm 1 (paper)"), W1 against a
 // direct integral of |F - G|, the robust z-score, the `stat` / `delta-crit` commands.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // 002's consistency metrics, torch-free, against their direct twin and the
 // paper's equations on hand-made gradients; its outlier detectors and 000's
-// Algorithm 1 on each rank's gradient before the all-reduce (METHODOLOGY.md,
-// "002 metrics (paper)", "000 Algorithm 1 (paper)"; 003's checks:
+// Algorithm 1 on each rank's gradient before the all-reduce
+// (detectors/consistency/CONFORMANCE.md, "002 metrics (paper)";
+// detectors/gradient/CONFORMANCE.md, "000 Algorithm 1 (paper)"; 003's checks:
 // test_silent_check.cpp).
 #include <gtest/gtest.h>
 

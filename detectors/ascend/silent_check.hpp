@@ -21,7 +21,7 @@
 //   kernel/ascend/availability/silent_check/ascend_silent_check.cc
 //   (SilentChecker::RegisterCheck, ExecuteCheck) for its state: v = max g^2,
 //   avg copied from the first value, step from 0. The device kernel is not
-//   public; our reading (METHODOLOGY.md says why):
+//   public; our reading (CONFORMANCE.md, "003's NPU_ASD check", says why):
 //   bound = avg at step 0, avg / (1 - beta1^step) after (the docs' "Markov
 //   inequality threshold (avgRef/(1-beta1)^stepRef)", read as the
 //   bias-corrected average, as the feature-value code divides by 1 - 0.99^nz);

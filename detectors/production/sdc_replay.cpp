@@ -18,7 +18,7 @@
 // num_replays forward/backwards on a checked step on every rank. The rest of
 // the original's signature (RNG states, buffers, ntokens_seen) is restored
 // before a replay and equal unless a fault lands in it, which none of our
-// sites does (METHODOLOGY "torchtitan SDC replay").
+// sites does (CONFORMANCE.md, "torchtitan SDC replay").
 //
 // In place, a replay reproduces anything deterministic: a corrupted weight
 // or optimizer moment (state), and a permanent fault of the device; a

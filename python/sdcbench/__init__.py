@@ -15,8 +15,8 @@ C++ campaigns give. Arrays are numpy arrays or torch tensors on the CPU.
     pooled_clean(result_set)                                    # clean counts, each clean set once
 
 Errors in the inputs raise ValueError naming the argument and what was
-expected. Suites may name a Python detector (sdcbench.detector, HACKING.md
-"Python detectors"); sdcbench.monitor scores training detectors inside an
+expected. Suites may name a Python detector (sdcbench.detector, METHODOLOGY.md
+"Detectors written in Python, and the training monitor"); sdcbench.monitor scores training detectors inside an
 ordinary PyTorch loop.
 """
 import json as _json

@@ -6,7 +6,7 @@
 // draws the same stream), one epoch, GenerateEodMaskV2 after matmul1.
 //
 // Our reading of MindSpore's semi-auto-parallel graph for it
-// (METHODOLOGY.md, "003's demo scripts" says why):
+// (detectors/ascend/CONFORMANCE.md, "The demo scripts", says why):
 //   - a device's batch is its shard of a global batch of 4 x 32 rows
 //     (dataset_strategy data_parallel, full_batch off); operators without a
 //     strategy (Flatten, GenerateEodMaskV2, matmul3, the loss) run data

@@ -38,29 +38,10 @@ struct accumulation_order {
 accumulation_order parse_accumulation(std::string_view text);
 
 // A tuning of the fixed-order GEMM's cache blocking for a kind of CPU; it
-// changes speed, never bits (results/bench/vabft_overhead_xeon.txt).
-//   generic  depth chunks of 2 KiB of a row of A (512 fp32, 256 fp64 steps),
-//            no software prefetch (measured on AMD EPYCs, AVX2 and Zen 5).
-//   intel    the micro-kernel asks for packed B 8 depth steps ahead, and
-//            depth chunks are 512 steps for both types (4 KiB fp64 rows), so
-//            fp64 loads and stores each tile of C half as often. On an Intel
-//            Xeon with AVX-512 the prefetch made fp32 2-10 % faster at n =
-//            512-4096 and fp64 up to 4 % at 512-2048; the fp64 chunks another
-//            2-5 % at n = 2048-4096 (no change at 512, about 1 % at 1024;
-//            fp32's chunk of 1024 gained nothing); and 192 rows of A with 1 MiB
-//            of packed B per L2 block (96 and 512 KiB generic): fp32 2-3 %
-//            faster at n = 4096 and up to 1 % at 2048, fp64 0-3 % at
-//            2048-4096; and, with AVX-512, a tile of 14 rows (28 accumulators:
-//            per 28 FMAs two loads of B and 14 broadcasts, not per 24) and 196
-//            rows of A: the micro-kernel alone about 5 % faster with its data
-//            in L1, the fp32 GEMM 1-4 % at n = 2048-4096 against oneDNN's
-//            sgemm, fp64 level. On an AMD EPYC family 26 (Zen 5, AVX-512,
-//            1 MiB of L2) the whole intel tuning took 0.97-1.01 x generic's
-//            time at n = 512-1024 but 1.01-1.10 x at 2048-4096, and its 14-row
-//            tile alone (generic's blocking) 0.98-0.995 x at 512-1024 and
-//            1.00-1.02 x at 2048-4096 (results/notes/vabft_overhead_bench.md;
-//            0.996-1.006 x at 512-2048 in a second, shuffled measurement,
-//            results/bench/vabft_overhead.txt): generic stays there.
+// changes speed, never bits. generic: the blocking for AMD EPYCs (AVX2, Zen 5);
+// intel: larger depth chunks and blocks, a 14-row tile with AVX-512 and packed
+// B prefetched, for Intel Xeons (gemm_tile_body.hpp has the constants; what
+// each gained where: results/notes/gemm_kernels_bench.md).
 enum class gemm_tuning { generic, intel };
 struct gemm_kernel_variant {
   simd_level level = simd_level::scalar;

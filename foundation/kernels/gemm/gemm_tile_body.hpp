@@ -35,7 +35,7 @@ constexpr int k_half = simd::ops<float>::width < 16 ? k_mr<Tu> : k_mr<Tu> / 2;
 // to whole tiles (196 with 14-row tiles) and 1 MiB, so each sub-block is read
 // from L3 half as often (L2 then holds both blocks: 1.4 MiB fp32, 1.8 MiB
 // fp64 of an Intel Xeon's 2 MiB). What each tuning gained where:
-// gemm_kernels.hpp.
+// results/notes/gemm_kernels_bench.md.
 template <gemm_tuning Tu>
 constexpr int64_t k_mc = Tu == gemm_tuning::intel ? (192 + k_mr<Tu> - 1) / k_mr<Tu> * k_mr<Tu> : 96;
 static_assert(k_mc<gemm_tuning::intel> % k_mr<gemm_tuning::intel> == 0 &&
