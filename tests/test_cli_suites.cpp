@@ -7,6 +7,26 @@
 using namespace sdc::testing;
 using json = nlohmann::json;
 
+namespace {
+
+// A smoke run's cells and recordings are those of the committed smoke set
+// (results/smoke/NAME.json), entry for entry: these runs are also that set's
+// reproduction check (tests/smoke_sets/test_smoke_sets.sh reproduces the rest).
+void expect_as_committed(const std::string& out, const std::string& name) {
+  const json run = read_json(out), committed = read_json(std::string(SDCBENCH_SOURCE_DIR) + "/results/smoke/" + name + ".json");
+  for (const char* part : {"cells", "recordings"}) {
+    const json &was = committed.at(part), &now = run.at(part);
+    ASSERT_EQ(was.size(), now.size()) << name << ": " << part;
+    size_t differ = 0;
+    for (size_t i = 0; i < was.size(); ++i)
+      if (was[i] != now[i] && differ++ < 3) ADD_FAILURE() << name << ": " << part << "[" << i << "] differs: " << was[i].value("key", "");
+    EXPECT_EQ(differ, 0u) << name << ": " << part << " not as in results/smoke/" << name
+                          << ".json (if the change is meant, re-run the smoke set and commit it)";
+  }
+}
+
+}  // namespace
+
 // 001 section 6.4 at smoke scale: V-ABFT as configured for this machine
 // (calibrated e_max, checksum in fp32) raises no false alarm on any of the 12
 // configurations; the Wilson upper bound is what a reader should quote.
@@ -14,6 +34,7 @@ TEST(CliSlow, VabftFprSmokeHasNoFalseAlarms) {
   const auto d = scratch_dir("fpr");
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/vabft_fpr.json --scale smoke --out " + d + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "vabft_fpr");
   EXPECT_NE(r.output.find("clean.rate paper 0.00% / ours 0.00%"), std::string::npos) << r.output;
   const json res = read_json(d + "/r.json");
   int checked = 0;
@@ -34,6 +55,7 @@ TEST(CliSlow, Int8Table2SmokeHasNoFalseAlarms) {
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/dlrm_int8_table2.json --scale smoke --out " + d +
                    "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "dlrm_int8_table2");
   EXPECT_NE(r.output.find("pooled over shape"), std::string::npos) << r.output;
   const json res = read_json(d + "/r.json");
   int cells = 0;
@@ -60,6 +82,7 @@ TEST(CliSlow, EmbeddingBagTable3SmokeAttributesFalseAlarms) {
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/dlrm_eb_table3.json --scale smoke --out " + d +
                    "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "dlrm_eb_table3");
   EXPECT_NE(r.output.find("faulty.rate paper 99.50%"), std::string::npos) << r.output;
   const json res = read_json(d + "/r.json");
   for (const auto& c : res["cells"]) {
@@ -78,6 +101,7 @@ TEST(CliSlow, GradientTable1Smoke) {
   const auto d = scratch_dir("grad_table1");
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_table1.json --scale smoke --out " + d + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "sdc_table1");
   const json res = read_json(d + "/r.json");
   int checked = 0;
   for (const auto& c : res["cells"]) {
@@ -99,6 +123,7 @@ TEST(Cli, AppendixASmokeComparesTheTests) {
   const auto d = scratch_dir("appendix_a");
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_appendix_a.json --scale smoke --out " + d + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "sdc_appendix_a");
   const json res = read_json(d + "/r.json");
   int checked = 0;
   for (const auto& c : res["cells"]) {
@@ -122,6 +147,7 @@ TEST(Cli, Table3SuiteMatchesThePaper) {
   const auto d = scratch_dir("table3");
   auto r = run_cli("run " + std::string(SDCBENCH_SOURCE_DIR) + "/suites/sdc_table3.json --scale smoke --out " + d + "/r.json");
   ASSERT_EQ(r.code, 0) << r.output;
+  expect_as_committed(d + "/r.json", "sdc_table3");
   const json res = read_json(d + "/r.json");
   int rows = 0;
   for (const auto& c : res["cells"]) {

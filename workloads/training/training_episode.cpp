@@ -1,6 +1,6 @@
-// The training workload's episodes (training_episode.hpp): the runner, the
-// clean twin and the ground truth; the fork point and the natural-variation
-// reference are training_fork.*.
+// The training workload's episodes (training_episode.hpp): the runner; the
+// clean twin and the ground truth are training_truth.*, the fork point and the
+// natural-variation reference training_fork.*.
 #include "workloads/training/training_episode.hpp"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "workloads/training/recompute_service.hpp"
 #include "workloads/training/step_work.hpp"
 #include "workloads/training/training_fork.hpp"
+#include "workloads/training/training_truth.hpp"
 
 namespace sdc::train {
 
@@ -226,8 +227,6 @@ class training_runner final : public episode_runner, public step_observer, publi
   }
 
  private:
-  void run_twin();
-
   training_cell g_;
   uint64_t seed_, cell_hash_;
   std::shared_ptr<const fork_point> fork_;
@@ -258,86 +257,12 @@ class training_runner final : public episode_runner, public step_observer, publi
   recompute_service recompute_;
   gemm_hook* site_hook_ = nullptr;
   int hook_rank_ = 0;
-  // The clean twin of the current data group.
-  uint64_t twin_id_ = ~0ull;
-  std::vector<double> twin_losses_;
-  param_set twin_params_;
-  double twin_val_ = 0;
+  clean_twin twin_;  // of the current data group
 };
 
-void training_runner::run_twin() {
-  if (twin_id_ == data_id_) return;
-  dp_trainer t(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
-  t.start_from(fork_->start);
-  twin_losses_.clear();
-  for (int64_t s = 0; s < g_.steps; ++s) {
-    const step_record r = t.step();
-    double mean = 0;
-    for (double l : r.loss) mean += l / double(r.loss.size());
-    twin_losses_.push_back(mean);
-  }
-  twin_params_ = t.replicas()[0].params.clone();
-  twin_val_ = eval_loss(fork_->config.model, twin_params_, fork_->data.eval);
-  twin_id_ = data_id_;
-}
-
 episode_truth training_runner::truth() {
-  run_twin();
-  episode_truth t;
-  const auto& reps = trainer_->replicas();
-  double from_twin = 0, across = 0;
-  bool identical = true, finite = true;
-  for (const auto& r : reps) {
-    from_twin = nan_max(from_twin, distance(r.params, twin_params_));
-    across = nan_max(across, distance(r.params, reps[0].params));
-    for (size_t i = 0; i < r.params.tensors.size(); ++i) {
-      identical &= torch::equal(r.params.tensors[i], twin_params_.tensors[i]);
-      finite &= bool(torch::isfinite(r.params.tensors[i]).all().item<bool>());
-    }
-  }
-  for (double l : losses_) finite &= std::isfinite(l);
-  const double last = losses_.back(), twin_last = twin_losses_.back();
-  const double loss_rel = std::fabs(last - twin_last) / std::fabs(twin_last);
-  identical &= losses_ == twin_losses_;
-  // The horizon: from the plan's first step to the episode's end.
-  int64_t first = 0;
-  while (first + 1 < g_.steps && !when_.fires(first)) ++first;
-  const int64_t horizon = g_.steps - first;
-  const auto natural = natural_for(*fork_, g_.config_path + "#" + std::to_string(g_.warmup) + "#" + std::to_string(fork_index_),
-                                   dp_, horizon, g_.natural_runs);
-  // The outcome label: the trajectories from the first firing on against the
-  // natural runs' bands (outcome_labels.hpp); the validation loss is the
-  // worst replica's (a replica that silently diverged is a degraded model).
-  const double val = worst_eval_loss(*fork_, reps, twin_params_, twin_val_);
-  const std::vector<double> mine(losses_.begin() + first, losses_.end()), twin(twin_losses_.begin() + first, twin_losses_.end());
-  const labelled lab = label_of(mine, twin, val, twin_val_, finite, natural->bands);
-  t.label = lab.label;
-  const std::string by_label = std::string("loss_excess/") + trajectory_label_name(lab.label);
-  for (size_t k = 0; k < lab.excess.size(); ++k) {
-    t.series.push_back({"loss_excess", series_axis::step, int32_t(k), -1, lab.excess[k]});
-    t.series.push_back({by_label, series_axis::step, int32_t(k), -1, lab.excess[k]});
-    t.series.push_back({"loss_band", series_axis::step, int32_t(k), -1, natural->bands.raw[k]});
-    t.series.push_back({"loss_band_smoothed", series_axis::step, int32_t(k), -1, natural->bands.smooth[k]});
-  }
-  t.metrics = {{"loss_delta_rel", finite ? loss_rel : std::numeric_limits<double>::infinity()},
-               {"param_distance_twin", from_twin},
-               {"replica_divergence", across},
-               {"nonfinite", finite ? 0.0 : 1.0},
-               {"natural_param_p99", natural->param_p99},
-               {"natural_loss_p99", natural->loss_p99},
-               {"horizon_steps", double(horizon)},
-               {"val_loss_delta", val - twin_val_},
-               {"spike_peak_bands", lab.spike_peak},
-               {"end_excess_bands", lab.end_excess},
-               {"val_excess_bands", lab.val_excess}};
-  // masked: bit-identical to the twin; large (harmful): NaN/Inf, or the
-  // parameters' distance from the twin or the loss change above the 99th
-  // percentile of the same divergence between clean runs that differ only in
-  // data order and rank seeds (natural_for) over the same horizon;
-  // within_noise: changed, but no more than clean runs differ by themselves.
-  const bool harmful = !finite || !(from_twin <= natural->param_p99) || !(loss_rel <= natural->loss_p99);
-  t.band = identical ? significance::masked : harmful ? significance::large : significance::within_noise;
-  return t;
+  twin_.run(*fork_, dp_, g_.steps, data_id_);
+  return episode_truth_of(g_, *fork_, fork_index_, dp_, when_, trainer_->replicas(), losses_, twin_);
 }
 
 }  // namespace

@@ -83,6 +83,17 @@ std::shared_ptr<const fork_point> fork_for(const std::string& config_path, int64
 }
 
 
+std::vector<double> mean_losses(dp_trainer& t, int64_t steps) {
+  std::vector<double> out;
+  for (int64_t s = 0; s < steps; ++s) {
+    const step_record rec = t.step();
+    double mean = 0;
+    for (double l : rec.loss) mean += l / double(rec.loss.size());
+    out.push_back(mean);
+  }
+  return out;
+}
+
 double nan_max(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
 
 
@@ -103,13 +114,7 @@ std::shared_ptr<const natural_reference> natural_for(const fork_point& f, const 
     d.seed = dp.seed ^ (uint64_t(r + 1) * 0xa0761d6478bd642full);
     dp_trainer t(f.config.model, f.config.optim, d, &f.data.train);
     t.start_from(f.start);
-    curves.emplace_back();
-    for (int64_t s = 0; s < horizon; ++s) {
-      const step_record rec = t.step();
-      double mean = 0;
-      for (double l : rec.loss) mean += l / double(rec.loss.size());
-      curves.back().push_back(mean);
-    }
+    curves.push_back(mean_losses(t, horizon));
     params.push_back(t.replicas()[0].params.clone());
     losses.push_back(curves.back().back());
     val.push_back(eval_loss(f.config.model, params.back(), f.data.eval));

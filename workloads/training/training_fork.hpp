@@ -56,4 +56,7 @@ double distance(const param_set& a, const param_set& b);
 // max that keeps a NaN (std::max drops it when it comes second).
 double nan_max(double a, double b);
 
+// `steps` steps of t; each step's loss, the mean over the ranks.
+std::vector<double> mean_losses(dp_trainer& t, int64_t steps);
+
 }  // namespace sdc::train
