@@ -17,10 +17,10 @@
 
 #include "detectors/ascend/matmul_checksum.hpp"
 #include "foundation/errors.hpp"
-#include "harness/cli/gemm_check.hpp"
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/services/gemm_check.hpp"
+#include "harness/services/feature_value.hpp"
+#include "harness/services/stat_tests.hpp"
+#include "harness/services/consistency_check.hpp"
 #include "python/bindings.hpp"
 
 namespace py = pybind11;

@@ -7,7 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "harness/cli/demo003_scripts.hpp"
+#include "harness/services/demo003_scripts.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "harness/results/result_set.hpp"

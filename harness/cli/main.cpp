@@ -21,8 +21,8 @@
 #include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/cli/gemm_calibration.hpp"
-#include "harness/cli/gemm_check.hpp"
+#include "harness/services/gemm_calibration.hpp"
+#include "harness/services/gemm_check.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/parallel/heap_policy.hpp"
 

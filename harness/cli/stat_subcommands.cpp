@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "foundation/errors.hpp"
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/services/feature_value.hpp"
+#include "harness/services/stat_tests.hpp"
+#include "harness/services/consistency_check.hpp"
 
 namespace sdc {
 namespace {

@@ -2,9 +2,9 @@
 // 0 or 1): every 000 test, 003's feature value (both variants, 1-D or 2-D) and
 // NPU_ASD check and, for a 2-D .npy, 002's consistency metrics. Empty, single, constant, NaN and Inf samples all get a
 // stated answer or an input_error.
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/services/feature_value.hpp"
+#include "harness/services/stat_tests.hpp"
+#include "harness/services/consistency_check.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

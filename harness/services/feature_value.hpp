@@ -9,7 +9,7 @@
 
 #include "detectors/ascend/silent_check.hpp"
 #include "detectors/ascend/strike_policy.hpp"
-#include "harness/cli/stat_command.hpp"
+#include "harness/services/stat_tests.hpp"
 
 namespace sdc {
 

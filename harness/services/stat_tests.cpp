@@ -1,4 +1,4 @@
-#include "harness/cli/stat_command.hpp"
+#include "harness/services/stat_tests.hpp"
 
 #include <fmt/format.h>
 

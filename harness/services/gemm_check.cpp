@@ -1,4 +1,4 @@
-#include "harness/cli/gemm_check.hpp"
+#include "harness/services/gemm_check.hpp"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/services/consistency_check.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "detectors/consistency/consistency.hpp"
-#include "harness/cli/stat_command.hpp"
+#include "harness/services/stat_tests.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"
 

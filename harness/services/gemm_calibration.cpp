@@ -1,5 +1,5 @@
 #include "foundation/kernels/int8/int8_kernels.hpp"
-#include "harness/cli/gemm_calibration.hpp"
+#include "harness/services/gemm_calibration.hpp"
 
 #include <atomic>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "harness/cli/silent_stat_command.hpp"
+#include "harness/services/feature_value.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "detectors/ascend/silent_check.hpp"
 #include "detectors/ascend/strike_policy.hpp"
-#include "harness/cli/stat_command.hpp"
+#include "harness/services/stat_tests.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/npy.hpp"
 

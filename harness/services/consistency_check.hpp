@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "harness/cli/stat_command.hpp"
+#include "harness/services/stat_tests.hpp"
 
 namespace sdc {
 
