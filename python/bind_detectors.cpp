@@ -1,10 +1,10 @@
-// sdcbench._sdcbench's detectors on arrays: each runs the code path of the
-// command that checks a user's own values (harness/cli), so a verdict from
-// Python has the same fields as `sdcbench check-gemm` / `sdcbench stat`:
+// sdcbench._sdcbench's detectors on arrays: each runs the service the
+// command that checks a user's own files runs (harness/services), so a verdict
+// from Python has the same fields as `sdcbench check-gemm` / `sdcbench stat`:
 //   check_gemm   a GEMM check on (A, B[, C])                      gemm_check.hpp
-//   stat         000's tests (folding + W1, ...) on gradient log-norms   stat_command.hpp
-//   feature_value / npu_asd   003's checks over steps             silent_stat_command.hpp
-//   consistency  002's metrics on per-rank losses and gradients   training_stat_command.hpp
+//   stat         000's tests (folding + W1, ...) on gradient log-norms   stat_tests.hpp
+//   feature_value / npu_asd   003's checks over steps             feature_value.hpp
+//   consistency  002's metrics on per-rank losses and gradients   consistency_check.hpp
 //   FeatureValue 003's feature value kept across calls, one step each (feature_value_tracker)
 //   checksum     003's bf16 matmul CheckSum, either original's    detectors/ascend/matmul_checksum.hpp
 // Each returns JSON text; sdcbench/__init__.py parses it.
@@ -17,10 +17,10 @@
 
 #include "detectors/ascend/matmul_checksum.hpp"
 #include "foundation/errors.hpp"
-#include "harness/cli/gemm_check.hpp"
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/services/consistency_check.hpp"
+#include "harness/services/feature_value.hpp"
+#include "harness/services/gemm_check.hpp"
+#include "harness/services/stat_tests.hpp"
 #include "python/bindings.hpp"
 
 namespace py = pybind11;
@@ -51,17 +51,16 @@ matrix_input matrix_of(const py::array& a, const std::string& name) {
 
 std::string check_gemm_arrays(const py::array& a, const py::array& b, const std::optional<py::array>& c, const std::string& dtype,
                               const std::string& detector, const std::string& accumulation) {
-  check_gemm_request r;
-  r.dtype = dtype, r.detector = detector, r.accumulation = accumulation;
   const matrix_input A = matrix_of(a, "A"), B = matrix_of(b, "B");
-  if (!c) return check_gemm(r, A, B, nullptr).dump();
-  const matrix_input C = matrix_of(*c, "C");
-  return check_gemm(r, A, B, &C).dump();
+  const std::optional<matrix_input> C = c ? std::optional(matrix_of(*c, "C")) : std::nullopt;
+  const gemm_check_request r = parse_gemm_check_request(dtype, detector, accumulation);
+  return to_json(check_gemm(r, A, B, C ? &*C : nullptr)).dump();
 }
 
 std::string stat_array(const std::string& name, const py::array& values, std::optional<double> tau, std::optional<double> alpha,
                        std::optional<int64_t> B, std::optional<int64_t> seed) {
-  return run_stat(name, input_of(values, "values"), stat_options{tau, alpha, B, seed}).dump();
+  const values_input in = input_of(values, "values");
+  return to_json(run_stat(parse_stat_test(name), in, stat_options{tau, alpha, B, seed})).dump();
 }
 
 }  // namespace
@@ -75,12 +74,15 @@ void bind_detectors(py::module_& m) {
   m.def(
       "feature_value",
       [](const py::array& values, const std::string& variant, const std::map<std::string, std::string>& params) {
-        return run_feature_value_stat(input_of(values, "values"), variant, params).dump();
+        const values_input in = input_of(values, "values");
+        return to_json(run_feature_value(in, parse_feature_value_options(variant, params))).dump();
       },
       py::arg("values"), py::arg("variant") = "mindspore", py::arg("params") = std::map<std::string, std::string>{});
   py::class_<feature_value_tracker>(m, "FeatureValue")
-      .def(py::init<int64_t, const std::string&, const std::map<std::string, std::string>&>(), py::arg("parameters"),
-           py::arg("variant") = "mindspore", py::arg("params") = std::map<std::string, std::string>{})
+      .def(py::init([](int64_t columns, const std::string& variant, const std::map<std::string, std::string>& params) {
+             return feature_value_tracker(columns, parse_feature_value_options(variant, params));
+           }),
+           py::arg("parameters"), py::arg("variant") = "mindspore", py::arg("params") = std::map<std::string, std::string>{})
       .def(
           "step",
           [](feature_value_tracker& t, const py::array& row) {  // the columns that alarmed at this step
@@ -90,11 +92,11 @@ void bind_detectors(py::module_& m) {
             const size_t before = t.alarms().size();
             t.step(v.values.data());
             py::list cols;
-            for (size_t i = before; i < t.alarms().size(); ++i) cols.append(t.alarms()[i][1].get<int64_t>());
+            for (size_t i = before; i < t.alarms().size(); ++i) cols.append(t.alarms()[i].column);
             return cols;
           },
           py::arg("row"))
-      .def("result", [](const feature_value_tracker& t) { return t.result().dump(); });
+      .def("result", [](const feature_value_tracker& t) { return to_json(t.result()).dump(); });
   m.def(
       "checksum",
       [](const py::array& a, const py::array& b, const py::array& c, const std::string& variant, bool bf16) {
@@ -116,13 +118,14 @@ void bind_detectors(py::module_& m) {
   m.def(
       "npu_asd",
       [](const py::array& values, const std::map<std::string, std::string>& params) {
-        return run_npu_asd_stat(input_of(values, "values"), params).dump();
+        const values_input in = input_of(values, "values");
+        return to_json(run_npu_asd(in, parse_npu_asd_options(params))).dump();
       },
       py::arg("values"), py::arg("params") = std::map<std::string, std::string>{});
   m.def(
       "consistency",
       [](const py::array& losses, const py::array& grads) {
-        return run_consistency_stat(input_of(losses, "losses"), input_of(grads, "grads")).dump();
+        return to_json(run_consistency(input_of(losses, "losses"), input_of(grads, "grads"))).dump();
       },
       py::arg("losses"), py::arg("grads"));
 }

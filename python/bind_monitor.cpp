@@ -1,32 +1,18 @@
-// sdcbench._sdcbench.Monitor: sdcbench's training detectors on a user's own
-// PyTorch loop. sdcbench/monitor.py hands it, each step, every rank's loss
-// and flat fp32 gradient before the all-reduce (the training_step view of
-// protocol/views/training_view.hpp, which needs no libtorch), with where it
-// injected a fault; the detectors are the registered training detectors built
-// as a campaign builds them (build_episode_detector: per_rank, windows), each
-// episode is scored as the campaigns score it (detector_scoring), and the
-// episodes become a result set (summarize_cell, make_result_set): one cell,
-// the monitor's fault, its faulty episodes and its clean ones. Detectors that
-// need more than losses and gradients (GEMMs, parameter hashes, a recomputed
-// step) are refused by name. A monitored run has no clean twin: a faulty
-// episode's significance is judged on the gradient element the fault changed
-// (element_band), not on the loss as the training workload judges it.
+// sdcbench._sdcbench.Monitor: the training monitor (harness/services/
+// training_monitor.hpp) on a user's own PyTorch loop. sdcbench/monitor.py
+// hands it, each step, every rank's loss and flat fp32 gradient before the
+// all-reduce, with where it injected a fault; this file turns numpy arrays
+// into spans and verdicts into dicts, and writes the result set.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include <tuple>
 
-#include <chrono>
 #include <cmath>
 
 #include "foundation/errors.hpp"
-#include "foundation/ground_truth/exact_dot.hpp"
-#include "foundation/io/digest.hpp"
 #include "foundation/io/json_file.hpp"
-#include "harness/campaign/cell_summary.hpp"
-#include "harness/campaign/trial_driver.hpp"
-#include "harness/results/result_set.hpp"
-#include "protocol/views/training_view.hpp"
+#include "harness/services/training_monitor.hpp"
 #include "python/bindings.hpp"
 
 namespace py = pybind11;
@@ -36,180 +22,45 @@ namespace {
 
 using json = nlohmann::json;
 
-// How much a monitored fault mattered, judged on the gradient element it
-// changed against that element's own value (there is no clean twin of the
-// step to judge the loss by): masked (the same value), within_noise (at most
-// one fp32 ulp of the old value), small (relative change <= 1e-3), large
-// (above, or not finite) -- the bands of foundation/ground_truth/exact_dot.hpp.
-significance element_band(double old_value, double new_value) {
-  if (new_value == old_value || (std::isnan(new_value) && std::isnan(old_value))) return significance::masked;
-  if (!std::isfinite(new_value) || !std::isfinite(old_value)) return significance::large;
-  const double diff = std::fabs(new_value - old_value);
-  const float o = float(old_value);
-  const double ulp = double(std::nextafter(std::fabs(o), INFINITY)) - std::fabs(double(o));
-  if (diff <= ulp) return significance::within_noise;
-  return old_value != 0 && diff / std::fabs(old_value) <= k_small_fault_rel ? significance::small : significance::large;
+// detectors: [{name, label?, params?}] as in a suite; meta: {name, description, seed, axes}.
+training_monitor make_monitor(const std::string& detectors, const std::vector<std::string>& names,
+                              const std::vector<std::vector<int64_t>>& shapes, int ranks, const std::string& meta) {
+  return training_monitor(monitor_setup{detectors, json::parse(meta), names, shapes, ranks});
 }
 
-class monitor {
- public:
-  // detectors: [{name, label?, params?}] as in a suite; meta: {name, description, seed, axes}.
-  monitor(const std::string& detectors, const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& shapes,
-          int ranks, const std::string& meta)
-      : meta_(json::parse(meta)), detectors_json_(detectors), ranks_(ranks) {
-    if (ranks < 1) throw input_error("Monitor", "ranks", "expected at least 1 rank");
-    if (names.size() != shapes.size()) throw input_error("Monitor", "shapes", "expected one shape per parameter name");
-    for (size_t i = 0; i < names.size(); ++i) {
-      int64_t n = 1;
-      for (int64_t d : shapes[i]) n *= d;
-      layout_.names.push_back(names[i]), layout_.shapes.push_back(shapes[i]), layout_.offsets.push_back(layout_.numel);
-      layout_.numel += n;
-    }
-    const json list = json::parse(detectors);
-    const detector_context ctx{&fp32(), &fp32(), meta_.value("axes", json::object()), std::nullopt};
-    for (size_t i = 0; i < list.size(); ++i) {
-      const json& d = list[i];
-      const std::string at = fmt::format("detectors[{}]", i), name = d.value("name", std::string());
-      detector_choice c;
-      c.info = find_detector(view_kind::training, name);
-      if (!c.info || c.info->recorder)
-        throw input_error("Monitor", at + ".name", "a training detector (`sdcbench list detectors`, training/...); got \"" + name + "\"");
-      try {
-        c.params = validate_params(*c.info, d.value("params", json::object()));
-      } catch (const value_error& e) {
-        throw input_error("Monitor", at + ".params", e.what());
-      }
-      c.label = d.value("label", name);
-      auto built = build_episode_detector(c, ctx);
-      for (const std::string& more : built->needs().training_fields())
-        throw input_error("Monitor", at, fmt::format("{} needs {}, which a monitored loop does not give (it sees losses and gradients)", name, more));
-      choices_.push_back(std::move(c));
-      detectors_.push_back(std::move(built));
-    }
+// faults: [(rank, flat index, old value, new value)] injected at this step, before these views.
+py::list observe(training_monitor& m, int64_t step, const py::array& losses, const py::array& grads,
+                 const std::vector<std::tuple<int, int64_t, double, double>>& faults) {
+  const auto l = values_of(losses);
+  const auto g = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(grads);
+  if (!g || g.ndim() != 2 || g.shape(0) != m.ranks() || g.shape(1) != m.numel() || int64_t(l.values.size()) != m.ranks())
+    throw input_error("Monitor", "observe", fmt::format("expected {} losses and a {} x {} fp32 gradient array", m.ranks(), m.ranks(), m.numel()));
+  std::vector<monitored_fault> fs;
+  for (const auto& [rank, index, old_value, new_value] : faults) fs.push_back({rank, index, old_value, new_value});
+  py::list out;
+  for (const monitor_verdict& v : m.observe(step, l.values, {g.data(), size_t(g.size())}, fs)) {
+    py::dict d;
+    d["label"] = v.label, d["flagged"] = v.flagged, d["rank"] = v.rank >= 0 ? py::object(py::int_(v.rank)) : py::none();
+    d["score"] = std::isnan(v.score) ? py::object(py::none()) : py::object(py::float_(v.score));
+    out.append(d);
   }
-
-  void begin(bool faulty, int64_t trial, int64_t steps) {
-    if (open_) throw input_error("Monitor", "begin", "the previous episode was not ended");
-    open_ = true, faulty_ = faulty, first_fault_ = -1, truths_.clear(), last_ = clock::now();
-    episode_ = episode_result{};
-    episode_.detectors.resize(detectors_.size());
-    scoring_.assign(detectors_.size(), detector_scoring(faulty));
-    for (auto& d : detectors_) d->reset(episode_context{faulty ? trial_kind::faulty : trial_kind::clean, uint64_t(trial), ranks_, steps, 0, 0});
-  }
-
-  // faults: [(rank, flat index, old value, new value)] injected at this
-  // step, before these views.
-  py::list observe(int64_t step, const py::array& losses, const py::array& grads,
-                   const std::vector<std::tuple<int, int64_t, double, double>>& faults) {
-    if (!open_) throw input_error("Monitor", "observe", "begin an episode first");
-    const auto t_user = clock::now();
-    episode_.kernel_seconds += std::chrono::duration<double>(t_user - last_).count(), episode_.kernel_ran = true;
-    const auto l = values_of(losses);
-    const auto g = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(grads);
-    if (!g || g.ndim() != 2 || g.shape(0) != ranks_ || g.shape(1) != layout_.numel || int64_t(l.values.size()) != ranks_)
-      throw input_error("Monitor", "observe", fmt::format("expected {} losses and a {} x {} fp32 gradient array", ranks_, ranks_, layout_.numel));
-    for (const auto& [rank, index, old_value, new_value] : faults) {
-      truths_.push_back({rank, -1, -1});  // the rank it hit: a rank's blame is right for it
-      if (first_fault_ < 0) first_fault_ = step;
-      const significance b = element_band(old_value, new_value);
-      if (int(b) > int(episode_.truth.band)) episode_.truth.band = b;
-    }
-    std::vector<training_step> views(static_cast<size_t>(ranks_));
-    std::vector<const step_view*> ptrs;
-    double reduced_sq = 0;  // what each rank's optimizer sees: the mean over ranks, summed in rank order
-    for (int64_t i = 0; i < layout_.numel; ++i) {
-      float sum = 0;
-      for (int r = 0; r < ranks_; ++r) sum += *g.data(r, i);
-      const double mean = double(sum / float(ranks_));
-      reduced_sq += mean * mean;
-    }
-    for (int r = 0; r < ranks_; ++r) {
-      auto& v = views[size_t(r)];
-      v.loss = l.values[size_t(r)], v.layout = &layout_, v.reduced_grad_norm = std::sqrt(reduced_sq);
-      v.grads.assign(g.data(r, 0), g.data(r, 0) + layout_.numel);
-      ptrs.push_back(&v);
-    }
-    py::list out;
-    for (size_t k = 0; k < detectors_.size(); ++k) {
-      const auto t0 = clock::now();
-      verdict v = detectors_[k]->observe(ptrs);
-      episode_.detectors[k].seconds += std::chrono::duration<double>(clock::now() - t0).count();
-      py::dict d;
-      d["label"] = choices_[k].label, d["flagged"] = v.flagged, d["rank"] = v.rank >= 0 ? py::object(py::int_(v.rank)) : py::none();
-      d["score"] = std::isnan(v.score) ? py::object(py::none()) : py::object(py::float_(v.score));
-      out.append(d);
-      scoring_[k].step(episode_.detectors[k], std::move(v), step, first_fault_, truths_);
-    }
-    episode_.steps = step + 1;
-    last_ = clock::now();
-    return out;
-  }
-
-  void end() {
-    if (!open_) throw input_error("Monitor", "end", "no episode is open");
-    open_ = false;
-    if (faulty_ && first_fault_ < 0) episode_.skipped = true, episode_.skip_reason = "the fault never fired in this episode";
-    for (size_t k = 0; k < detectors_.size(); ++k) scoring_[k].finish(episode_.detectors[k]);
-    (faulty_ ? faulty_eps_ : clean_eps_).push_back(std::move(episode_));
-  }
-
-  void write(const std::string& path, const std::vector<std::string>& argv, const std::string& started) {
-    suite s;
-    s.name = meta_.value("name", "monitor"), s.description = meta_.value("description", ""), s.scale = "full";
-    s.seed = meta_.value("seed", uint64_t(0)), s.detectors = choices_;
-    s.faulty_trials = int64_t(faulty_eps_.size()), s.clean_trials = int64_t(clean_eps_.size());
-    cell c;
-    json axes = meta_.value("axes", json::object());
-    for (const auto& [k, v] : axes.items()) c.axes.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-    for (const auto& [k, v] : c.axes) c.key += (c.key.empty() ? "" : ";") + k + "=" + v;
-    std::vector<episode_result> all = faulty_eps_;
-    all.insert(all.end(), clean_eps_.begin(), clean_eps_.end());
-    cell_records recs = summarize_cell(s, c, all);
-    json cells = json::array(), timing = json::array(), dets = json::array(), suite_axes = json::object();
-    for (auto& r : recs.records) cells.push_back(r);
-    for (auto& t : recs.timing) timing.push_back(t);
-    for (const auto& d : choices_) dets.push_back({{"label", d.label}, {"name", d.info->name}, {"params", d.params}});
-    for (const auto& [k, v] : c.axes) suite_axes[k] = json::array({v});
-    const json block = {{"name", s.name}, {"file", "(a monitored PyTorch loop)"}, {"sha256", sha256_hex(meta_.dump() + detectors_json_)}, {"scale", "full"},
-                        {"workload", "pytorch_monitor"}, {"description", s.description}, {"seed", s.seed},
-                        {"trials", {{"faulty", s.faulty_trials}, {"clean", s.clean_trials}}}, {"axes", suite_axes},
-                        {"fault_axes", json::array()},  // one monitored loop: its clean episodes are its own
-                        {"axis_overrides", json::array()}, {"detectors", dets}, {"recorders", json::array()},
-                        {"truth_metrics", json::array()}, {"reproduces", nullptr}};
-    const json set = make_result_set(block, 0, 1, cells, json::array(), timing,
-                                     provenance(argv, 1, s.seed, started, "not used by the monitor"));
-    if (const auto problems = validate_result_set(set); !problems.empty())
-      throw std::logic_error("the monitor's result set is not valid: " + problems.front());
-    write_json_atomic(path, set);
-  }
-
- private:
-  using clock = std::chrono::steady_clock;
-  json meta_;
-  std::string detectors_json_;  // with the meta, what the set's sha256 identifies (no suite file)
-  int ranks_;
-  training_layout layout_;
-  std::vector<detector_choice> choices_;
-  std::vector<std::unique_ptr<episode_detector>> detectors_;
-  std::vector<detector_scoring> scoring_;
-  bool open_ = false, faulty_ = false;
-  int64_t first_fault_ = -1;
-  std::vector<location> truths_;
-  episode_result episode_;
-  std::vector<episode_result> faulty_eps_, clean_eps_;
-  clock::time_point last_;
-};
+  return out;
+}
 
 }  // namespace
 
 void bind_monitor(py::module_& m) {
-  py::class_<monitor>(m, "Monitor")
-      .def(py::init<const std::string&, const std::vector<std::string>&, const std::vector<std::vector<int64_t>>&, int, const std::string&>(),
-           py::arg("detectors"), py::arg("names"), py::arg("shapes"), py::arg("ranks"), py::arg("meta"))
-      .def("begin", &monitor::begin, py::arg("faulty"), py::arg("trial"), py::arg("steps"))
-      .def("observe", &monitor::observe, py::arg("step"), py::arg("losses"), py::arg("grads"), py::arg("faults"))
-      .def("end", &monitor::end)
-      .def("write", &monitor::write, py::arg("path"), py::arg("argv"), py::arg("started"));
+  py::class_<training_monitor>(m, "Monitor")
+      .def(py::init(&make_monitor), py::arg("detectors"), py::arg("names"), py::arg("shapes"), py::arg("ranks"), py::arg("meta"))
+      .def("begin", &training_monitor::begin, py::arg("faulty"), py::arg("trial"), py::arg("steps"))
+      .def("observe", &observe, py::arg("step"), py::arg("losses"), py::arg("grads"), py::arg("faults"))
+      .def("end", &training_monitor::end)
+      .def(
+          "write",
+          [](const training_monitor& t, const std::string& path, const std::vector<std::string>& argv, const std::string& started) {
+            write_json_atomic(path, t.result_set(argv, started));
+          },
+          py::arg("path"), py::arg("argv"), py::arg("started"));
 }
 
 }  // namespace sdc::python

@@ -1,4 +1,4 @@
-// 003's demo scripts (workloads/ascend_demos, harness/cli/demo003_scripts):
+// 003's demo scripts (workloads/ascend_demos, harness/services/demo003_scripts):
 // NumPy's legacy stream against NumPy itself, GenerateEodMaskV2's designed
 // flip as generate_eod_mask_v2_kernel.cc BitFlipDesigned computes it, the
 // sharded network against its unsharded twin, and the paper's logs
@@ -14,7 +14,7 @@
 #include <vector>
 #include <string>
 
-#include "harness/cli/demo003_scripts.hpp"
+#include "harness/services/demo003_scripts.hpp"
 #include "foundation/formats/format.hpp"
 #include "foundation/random/numpy_legacy.hpp"
 #include "injectors/fault_model.hpp"

@@ -1,5 +1,5 @@
 // Reads an e_max calibration file ("sdcbench.emax/1", written by `sdcbench
-// calibrate`, harness/cli/gemm_calibration.cpp) for V-ABFT's e_max "calibrated".
+// calibrate`, harness/services/gemm_calibration.cpp) for V-ABFT's e_max "calibrated".
 #pragma once
 #include <cstdint>
 #include <string>

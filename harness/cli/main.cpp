@@ -21,8 +21,8 @@
 #include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
-#include "harness/cli/gemm_calibration.hpp"
-#include "harness/cli/gemm_check.hpp"
+#include "harness/cli/calibrate_command.hpp"
+#include "harness/cli/file_commands.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/parallel/heap_policy.hpp"
 
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   calibrate->add_option("--margin", cal.margin, "safety margin on the maximum (0.2 = 20 %)");
   calibrate->add_option("--out", cal_out, "calibration JSON to write")->required();
 
-  sdc::check_gemm_request chk;
+  sdc::check_gemm_files chk;
   auto* check = app.add_subcommand("check-gemm", "run one detector on your own matrices (.npy) and print per-check JSON");
   check->add_option("--a", chk.a_path, "A (M x K) .npy")->required();
   check->add_option("--b", chk.b_path, "B (K x N) .npy")->required();
@@ -253,17 +253,10 @@ int main(int argc, char** argv) {
     if (*stat.app) return stat.run();
     if (*dcrit.app) return dcrit.run();
     if (*check) {
-      std::cout << sdc::check_gemm(chk).dump(1) << "\n";
+      std::cout << sdc::check_gemm_file_record(chk).dump(1) << "\n";
       return 0;
     }
-    if (*calibrate) {
-      for (const auto& a : cal.accumulations) sdc::parse_accumulation(a);
-      cal.progress = ::isatty(2);
-      const json c = sdc::calibrate_emax(cal);
-      sdc::write_json_atomic(cal_out, c);
-      std::cout << sdc::calibration_table(c) << "wrote " << cal_out << "\n";
-      return 0;
-    }
+    if (*calibrate) return sdc::run_calibrate(cal, cal_out);
   } catch (const sdc::quiet_exit& q) {
     return q.code;
   } catch (const sdc::input_error& e) {

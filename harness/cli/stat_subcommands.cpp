@@ -1,7 +1,7 @@
 // `sdcbench stat` and `sdcbench delta-crit` (subcommands.hpp): the options
 // of each test and the checks that a test gets only its own; the tests are
-// stat_command.hpp's, silent_stat_command.hpp's (003) and
-// training_stat_command.hpp's (002).
+// the services' (harness/services/: stat_tests.hpp, feature_value.hpp (003),
+// consistency_check.hpp (002)), on files read by file_commands.hpp.
 #include "harness/cli/subcommands.hpp"
 
 #include <iostream>
@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "foundation/errors.hpp"
-#include "harness/cli/silent_stat_command.hpp"
-#include "harness/cli/stat_command.hpp"
-#include "harness/cli/training_stat_command.hpp"
+#include "harness/cli/file_commands.hpp"
+#include "harness/services/stat_tests.hpp"
 
 namespace sdc {
 namespace {
@@ -45,7 +44,7 @@ int run_stat_args(const stat_args& a) {
     if (!a.file.empty() || a.o_param->count() || a.o_variant->count() || a.any_test_option())
       throw input_error("stat consistency", "options", "takes --losses L and --grads G only");
     if (!a.o_losses->count() || !a.o_grads->count()) throw input_error("stat consistency", "options", "expected --losses L and --grads G");
-    std::cout << run_consistency_stat(a.losses, a.grads).dump(1) << "\n";
+    std::cout << consistency_file_record(a.losses, a.grads).dump(1) << "\n";
     return 0;
   }
   if (a.o_losses->count() || a.o_grads->count()) throw input_error(cmd, "--losses/--grads", "only `stat consistency` takes them");
@@ -54,7 +53,7 @@ int run_stat_args(const stat_args& a) {
   if (a.name == "feature_value" || a.name == "npu_asd") {
     if (a.any_test_option()) throw input_error(cmd, "options", "takes --param K=V (and feature_value --variant) only");
     const auto kv = key_values(a.params);
-    const auto j = a.name == "npu_asd" ? run_npu_asd_stat(a.file, kv) : run_feature_value_stat(a.file, a.variant, kv);
+    const auto j = a.name == "npu_asd" ? npu_asd_file_record(a.file, kv) : feature_value_file_record(a.file, a.variant, kv);
     std::cout << j.dump(1) << "\n";
     return 0;
   }
@@ -64,7 +63,7 @@ int run_stat_args(const stat_args& a) {
   if (a.o_alpha->count()) opt.alpha = a.alpha;
   if (a.o_B->count()) opt.B = a.B;
   if (a.o_seed->count()) opt.seed = a.seed;
-  std::cout << run_stat(a.name, a.file, opt).dump(1) << "\n";
+  std::cout << stat_file_record(a.name, a.file, opt).dump(1) << "\n";
   return 0;
 }
 
@@ -101,7 +100,7 @@ subcommand add_delta_crit_subcommand(CLI::App& app) {
   dcrit->add_option("--p", a->p, "probability of the flip (default 1e-10)");
   dcrit->add_option("--exponent-bits", a->bits, "exponent width n (8 for bf16/fp32; default 8)");
   return {dcrit, [a] {
-            std::cout << run_delta_crit(a->sigma, a->p, a->bits).dump(1) << "\n";
+            std::cout << to_json(run_delta_crit(a->sigma, a->p, a->bits)).dump(1) << "\n";
             return 0;
           }};
 }

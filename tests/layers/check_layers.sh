@@ -10,8 +10,10 @@
 #                                       the fault machinery and never includes it
 #   4 harness/results/                  the result-set format
 #   5 harness/campaign/ | harness/report/   side by side
-#   6 harness/cli/
-#   7 python/                           the Python module's bindings (over the commands' code)
+#   6 harness/services/                 what the commands and the Python module compute (check-gemm,
+#                                       stat, demo003, calibrate, the monitor): typed in, structs out
+#   7 harness/cli/ | python/            side by side: the command line and the Python module, two
+#                                       thin front ends over the services, neither includes the other
 # Prints every include that breaks it (file:line: include) and exits 1 if any.
 set -uo pipefail
 root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -26,7 +28,8 @@ layer_of() {
     harness/results/*) echo 4 results ;;
     harness/campaign/*) echo 5 campaign ;;
     harness/report/*) echo 5 report ;;
-    harness/cli/*) echo 6 cli ;;
+    harness/services/*) echo 6 services ;;
+    harness/cli/*) echo 7 cli ;;
     python/*) echo 7 python ;;
     *) echo "- -" ;;
   esac

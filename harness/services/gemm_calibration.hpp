@@ -24,8 +24,8 @@ struct calibration_request {
   bool progress = false;
 };
 
-// Runs the protocol; returns the calibration file's JSON ("sdcbench.emax/1").
+// Runs the protocol; returns the calibration file's JSON ("sdcbench.emax/1"),
+// which `sdcbench calibrate` writes and prints (harness/cli/calibrate_command.hpp).
 nlohmann::json calibrate_emax(const calibration_request& r);
-std::string calibration_table(const nlohmann::json& cal);
 
 }  // namespace sdc

@@ -1,4 +1,4 @@
-#include "harness/cli/demo003_scripts.hpp"
+#include "harness/services/demo003_scripts.hpp"
 
 #include <fmt/format.h>
 

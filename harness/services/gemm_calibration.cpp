@@ -1,5 +1,6 @@
+#include "harness/services/gemm_calibration.hpp"
+
 #include "foundation/kernels/int8/int8_kernels.hpp"
-#include "harness/cli/gemm_calibration.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -147,22 +148,6 @@ json calibrate_emax(const calibration_request& req) {
   out["provenance"] = provenance({}, req.threads, req.seed, started, int8_gemm_kernel_name());
   out["entries"] = entries;
   return out;
-}
-
-std::string calibration_table(const json& cal) {
-  std::string s = fmt::format("{:<6} {:<12} {:<8} {:>10} {:>8} {:>7} {:>9}  per size (N: e_max/u)\n", "dtype",
-                              "accumulation", "point", "e_max", "e_max/u", "CV", "R2(sqrtN)");
-  for (const auto& e : cal["entries"]) {
-    std::string per;
-    for (const auto& z : e["sizes"])
-      per += fmt::format(" {}:{}{}", z["n"].get<int64_t>(),
-                         z["e_max_over_u"].is_number() ? fmt::format("{:.2f}", z["e_max_over_u"].get<double>()) : "-",
-                         z["checksum_overflows"].get<int64_t>() ? fmt::format(" ({} rows overflowed)", z["checksum_overflows"].get<int64_t>()) : "");
-    s += fmt::format("{:<6} {:<12} {:<8} {:>10.3g} {:>8.2f} {:>6.1f}% {:>9.2f} {}\n", e["dtype"].get<std::string>(),
-                     e["accumulation"].get<std::string>(), e["point"].get<std::string>(), e["e_max"].get<double>(),
-                     e["e_max_over_u"].get<double>(), 100 * e["cv"].get<double>(), e["r2_sqrt_n"].get<double>(), per);
-  }
-  return s;
 }
 
 }  // namespace sdc
