@@ -1,4 +1,4 @@
-// The LLaMA-style decoder (workloads/training/model.*: RMSNorm, SwiGLU,
+// The LLaMA-style decoder (workloads/training/trainer/model.*: RMSNorm, SwiGLU,
 // rotary position embeddings, an untied head, no biases) against a plain
 // libtorch twin written here from the LLaMA reference's formulas
 // (apply_rotary_emb's rotate_half pairing, theta 10000; FeedForward's

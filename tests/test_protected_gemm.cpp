@@ -3,7 +3,7 @@
 //   - at every SIMD level the CPU runs, the GEMM's C and every sum it
 //     computes equal, bit for bit, what the separate check's kernels compute
 //     from A, B and that C (foundation/simd/reductions.hpp's lanes,
-//     column_cascade.hpp's cascade): the sums of detectors/abft_checksums's
+//     column_cascade.hpp's cascade): the sums of detectors/gemm/abft_checksums.s
 //     compute_all, written out here the way compute_all writes them;
 //   - through a detector, protected_gemm's verdict and explain() equal
 //     verify()'s on the same C, clean and with a corrupted row of A or

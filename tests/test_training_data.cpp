@@ -1,4 +1,4 @@
-// The training workload's data (workloads/training/data.*): the prompt
+// The training workload's data (workloads/training/trainer/data.*): the prompt
 // template, the DistributedSampler, generated tasks and the Alpaca reader.
 // The configuration, the model and the trainer are in test_training.cpp.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The MPI job this process belongs to (OpenMPI's C API, Debian's
 // libopenmpi-dev), for the campaign engine (one campaign over N processes:
 // harness/campaign/distributed.*) and the training workload's ranks
-// (workloads/training/mpi_collective.*). A program started without mpirun
+// (workloads/training/trainer/mpi_collective.*). A program started without mpirun
 // never initializes MPI.
 #pragma once
 #include <cstdint>

@@ -13,7 +13,7 @@ work="$(mktemp -d /tmp/sdcbench-install-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-for f in bin/sdcbench lib/libsdcbench.so lib/cmake/sdcbench/sdcbenchConfig.cmake include/sdcbench/detectors/gemm_detector.hpp \
+for f in bin/sdcbench lib/libsdcbench.so lib/cmake/sdcbench/sdcbenchConfig.cmake include/sdcbench/detectors/gemm/gemm_detector.hpp \
          share/sdcbench/suites/quick.json share/sdcbench/emax-calibration.json share/sdcbench/report/render_svg.mjs \
          share/sdcbench/node_modules/vega-lite/build/vega-lite.min.js share/sdcbench/build-info.json lib/python3/dist-packages/sdcbench/__init__.py; do
   test -e "$prefix/$f" || { echo "FAIL: cmake --install did not install $f"; exit 1; }

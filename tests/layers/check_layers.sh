@@ -7,7 +7,8 @@
 #   2 protocol/                         episode, views, workload and detector interfaces, the fault plan
 #   3 workloads/ | detectors/           side by side; inside workloads/training/,
 #                                       the data-parallel trainer (trainer/) is below
-#                                       the fault machinery and never includes it
+#                                       the fault machinery: it includes neither it,
+#                                       nor injectors/, nor another workload
 #   4 harness/results/                  the result-set format
 #   5 harness/campaign/ | harness/report/   side by side
 #   6 harness/services/                 what the commands and the Python module compute (check-gemm,
@@ -45,7 +46,7 @@ while IFS= read -r file; do
     checked=$((checked + 1))
     up_from_trainer=0
     case "$file" in workloads/training/trainer/*)
-      case "$target" in workloads/training/trainer/*) ;; workloads/training/*) up_from_trainer=1 ;; esac ;;
+      case "$target" in workloads/training/trainer/*) ;; workloads/* | injectors/*) up_from_trainer=1 ;; esac ;;
     esac
     if [ "$tl" -gt "$fl" ] || { [ "$tl" -eq "$fl" ] && [ "$tname" != "$fname" ]; } || [ "$up_from_trainer" = 1 ]; then
       echo "$file:$line: includes $target (layer $tl $tname from layer $fl $fname)"

@@ -1,6 +1,8 @@
 // An int8 GEMM workload cell, typed once from the suite's axis values (shape,
 // a_distribution, b_distribution, fault, bit, target, site).
 #pragma once
+#include <string>
+
 #include "foundation/formats/format.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "foundation/random/distributions.hpp"
@@ -16,6 +18,9 @@ struct int8_cell : typed_cell {
   fault_axes faults;  // fault, bit, site
   int8_target target = int8_target::B;
 };
+
+// "B" or "C"; a value_error naming them else.
+int8_target parse_int8_target(const std::string& v);
 
 int8_cell parse_int8_cell(const cell& c);
 

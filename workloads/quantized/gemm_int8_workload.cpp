@@ -180,10 +180,7 @@ class gemm_int8_workload final : public typed_workload<int8_cell> {
         fault_axis({"bitflip_random(1,all)"}),
         bit_axis("int8 B takes bits 0-7, int32 C bits 0-31", {"none"}),
         {"target", "where the fault lands: B (weights, after encoding) or C (int32 result)", {"B"},
-         simple([](const std::string& v) {
-           if (v != "B" && v != "C") throw value_error("expected a target: B or C; got '" + v + "'");
-           return v;
-         })},
+         simple([](const std::string& v) { return parse_int8_target(v) == int8_target::B ? std::string("B") : std::string("C"); })},
         element_axis("site", false, {"uniform"}),
     };
   }
