@@ -74,7 +74,7 @@ std::string summary_html(const json& r) {
     }
     if (c.contains("by_significance") && c["by_significance"].is_object() && c["by_significance"].contains("large"))
       w.large.add(c["by_significance"]["large"]["detected"], c["by_significance"]["large"]["trials"]);
-    if (!c["clean"].is_null() && sets.first(c, c["detector"]["label"])) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
+    if (!c["clean"].is_null() && sets.first(report::clean_set_of(c), c["detector"]["label"])) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
     if (c["reference"].is_object())
       for (const char* key : {"faulty.rate", "clean.rate"}) {
         const std::string block = std::string(key).substr(0, std::string(key).find('.'));
