@@ -55,7 +55,6 @@ suite_block parse_suite(const json_field& s, const json_field& cells) {
     published_source p;
     if (const auto paper = r->optional("paper")) p.paper = paper->str();
     if (const auto table = r->optional("table")) p.table = table->str();
-    if (const auto m = r->optional("metric")) p.metric = m->str();
     if (const auto pool = r->optional("pool_over")) p.pool_over = pool->strings();
     b.reproduces = std::move(p);
   }
@@ -73,6 +72,12 @@ provenance_block parse_provenance(const json_field& p) {
   if (const auto cpu = p.optional("cpu")) b.cpu = cpu->str();
   if (const auto g = p.optional("git_commit")) b.git_commit = g->str();
   if (const auto d = p.optional("git_dirty")) b.git_dirty = d->boolean();
+  const std::pair<const char*, std::optional<std::string>*> texts[] = {
+      {"sdcbench_version", &b.sdcbench_version}, {"compiler", &b.compiler}, {"build_type", &b.build_type},
+      {"started", &b.started}, {"finished", &b.finished}};
+  for (const auto& [name, field] : texts)
+    if (const auto v = p.optional(name)) *field = v->str();
+  if (const auto t = p.optional("threads")) b.threads = t->integer();
   if (const auto t = p.optional("throughput"); t && t->json().is_object())
     b.rate = throughput{(*t)["episodes"].number(), (*t)["wall_seconds"].number(), (*t)["cores"].number()};
   if (const auto n = p.optional("numerics")) b.numerics = n->json();

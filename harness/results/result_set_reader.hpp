@@ -169,7 +169,6 @@ struct paired_comparisons_block {
 
 struct published_source {  // the schema leaves the block free: each field may be absent
   std::optional<std::string> paper, table;
-  std::optional<std::string> metric;
   std::optional<std::vector<std::string>> pool_over;  // axes the paper's totals pool
 };
 
@@ -198,7 +197,8 @@ struct throughput {
 };
 
 struct provenance_block {
-  std::optional<std::string> cpu, git_commit;
+  std::optional<std::string> cpu, git_commit, sdcbench_version, compiler, build_type, started, finished;
+  std::optional<int64_t> threads;
   std::optional<bool> git_dirty;
   std::optional<throughput> rate;  // provenance.throughput
   nlohmann::json numerics;         // null when not recorded
