@@ -1,11 +1,13 @@
 // sdcbench._sdcbench's result-set functions (harness/results): load (any
-// version, validated, as version 3), validate (every problem), compare
-// (McNemar on the same faults; the table `sdcbench compare` prints and its rows).
+// version, validated, as version 4: the document itself, as JSON text),
+// validate (every problem), compare (McNemar on the same faults; the table
+// `sdcbench compare` prints and its rows, from the typed reader).
 #include <pybind11/stl.h>
 
 #include "foundation/io/json_file.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
+#include "harness/results/result_set_reader.hpp"
 #include "python/bindings.hpp"
 
 namespace py = pybind11;
@@ -18,7 +20,7 @@ void bind_results(py::module_& m) {
   m.def(
       "compare_result_sets",
       [](const std::string& a, const std::string& b, double alpha) {
-        const compare_summary s = compare_results(load_result_set(a), load_result_set(b), alpha);
+        const compare_summary s = compare_results(read_result_set(a), read_result_set(b), alpha);
         return py::make_tuple(s.table, s.rows.dump());
       },
       py::arg("a"), py::arg("b"), py::arg("alpha") = 0.05);

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <set>
 
 #include "foundation/scoring/proportions.hpp"
+#include "harness/results/cell_key.hpp"
 
 namespace sdc::report {
 
@@ -44,6 +46,37 @@ std::string joined_axes(const json& cell, const std::vector<std::string>& axes) 
   std::string s;
   for (const auto& a : axes) s += (s.empty() ? "" : " · ") + axis_value(cell, a);
   return s;
+}
+
+std::vector<std::string> varying_axes(const json& r) {
+  std::vector<std::string> out;
+  if (r["cells"].empty()) return out;
+  if (const auto parts = split_cell_key(r["cells"][0]["key"].get<std::string>()))
+    for (const auto& [name, value] : *parts)
+      if (r["suite"]["axes"].contains(name) && r["suite"]["axes"][name].size() > 1) out.push_back(name);
+  for (const auto& [name, values] : r["suite"]["axes"].items())
+    if (values.size() > 1 && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  return out;
+}
+
+json measured_value(const json& cell, const std::string& key) {
+  if (key == "faulty.rate" || key == "clean.rate") {
+    const auto& b = cell[key.substr(0, key.find('.'))];
+    return b.is_null() ? json(nullptr) : b["rate"];
+  }
+  for (const char* block : {"metrics", "workload_metrics"}) {
+    const std::string prefix = std::string(block) + ".";
+    if (key.starts_with(prefix) && cell.contains(block) && cell[block].is_object()) {
+      const std::string name = key.substr(prefix.size());
+      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string> clean_set_of(const json& record) {
+  const json& id = record.contains("clean_set") ? record["clean_set"] : json();
+  return id.is_string() ? std::optional<std::string>(id.get<std::string>()) : std::nullopt;
 }
 
 std::optional<double> numeric_axis(const std::string& v) {

@@ -42,6 +42,16 @@ json rate_fields(const pooled& p);
 void fill_facet_grid(json& rows, const std::string& row_field, const std::string& column_field);
 json placeholder_filter();
 
+// The report reads the JSON document still (result_set_reader.hpp types it
+// for show, compare and reproduce): what those compute from the typed set,
+// of the JSON. Axes with more than one value, in the cell key's order then by
+// name (report.hpp's varying_axes); the measured value a published key names
+// (paper_columns.hpp's measured_value), null where the cell has none; the
+// clean set a record names (clean_pool::first), nullopt for none.
+std::vector<std::string> varying_axes(const json& r);
+json measured_value(const json& cell, const std::string& key);
+std::optional<std::string> clean_set_of(const json& record);
+
 // A specification's frame: schema, title and subtitle, the shared config.
 json frame(const std::string& title, const std::string& subtitle = {});
 chart make_chart(std::string id, std::string title, std::string caption, json spec);

@@ -46,7 +46,7 @@ void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) 
     for (const auto* c : cells) {
       if ((*c)["detector"]["label"] != label) continue;
       if (!(*c)["faulty"].is_null()) p["all faults"].add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      if (!(*c)["clean"].is_null() && sets.first(*c, label)) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      if (!(*c)["clean"].is_null() && sets.first(clean_set_of(*c), label)) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
       if ((*c).contains("by_significance") && (*c)["by_significance"].is_object())
         for (const auto& [k, name] : k_bands)
           if ((*c)["by_significance"].contains(k))

@@ -12,6 +12,7 @@
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "harness/report/report_summary.hpp"
+#include "harness/results/result_set_reader.hpp"
 
 namespace sdc {
 namespace {
@@ -111,14 +112,14 @@ size_t write_report(const report_request& req, const std::string& dir) {
   body += req.lead_html + figures_html(req.lead_charts);
   size_t n_charts = req.lead_charts.size();
   for (const auto& s : req.sections) {
-    const auto& r = *s.result;
-    const auto charts = charts_of(r, s.id);
+    const auto charts = charts_of(*s.result, s.id);  // the charts read the JSON still
+    const result_set r = parse_result_set(*s.result, s.file);
     n_charts += charts.size();
-    const std::string name = r["suite"]["name"].get<std::string>();
+    const std::string& name = r.suite.name;
     toc += fmt::format("<li><a href=\"#{}\">{}</a> <span class=\"note\">({}, {} charts)</span></li>\n", s.id, html_escape(name),
                        html_escape(s.file), charts.size());
     body += fmt::format("<section id=\"{}\"><h2>{}</h2><p>{}</p>\n", s.id, html_escape(name),
-                        html_escape(r["suite"].value("description", "")));
+                        html_escape(r.suite.description.value_or("")));
     body += provenance_html(r, s.file) + summary_html(r) + figures_html(charts) + "</section>\n";
   }
   std::string page = fmt::format(

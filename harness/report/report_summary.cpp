@@ -7,14 +7,13 @@
 #include "harness/report/chart_data.hpp"
 #include "harness/report/report_page.hpp"
 #include "harness/results/clean_sets.hpp"
+#include "harness/results/result_set_reader.hpp"
 
 namespace sdc {
 namespace {
 
 using json = nlohmann::json;
 using report::pooled;
-
-std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : v.dump(); }
 
 std::string rate_cell(const pooled& p) {
   if (p.trials == 0) return "<td class=\"num\">-</td>";
@@ -25,34 +24,30 @@ std::string rate_cell(const pooled& p) {
 
 }  // namespace
 
-std::string provenance_html(const json& r, const std::string& file) {
-  // Copies: a key missing from an older or partial set then reads as null.
-  json p = r.value("provenance", json::object()), s = r.value("suite", json::object());
-  json shard = r.value("shard", json::object());
+std::string provenance_html(const result_set& r, const std::string& file) {
+  const provenance_block& p = r.provenance;
+  const suite_block& s = r.suite;
+  auto text = [](const std::optional<std::string>& v) { return v.value_or("-"); };
   std::string reproduces = "-";
-  if (s["reproduces"].is_object())
-    reproduces = fmt::format("{} of {}", text_of(s["reproduces"].value("table", json("-"))), text_of(s["reproduces"].value("paper", json("-"))));
-  const std::string trials = s["trials"].is_object()
-                                 ? fmt::format("{} faulty + {} clean per cell", text_of(s["trials"]["faulty"]), text_of(s["trials"]["clean"]))
-                                 : text_of(s["trials"]);
+  if (s.reproduces) reproduces = fmt::format("{} of {}", text(s.reproduces->table), text(s.reproduces->paper));
+  const std::string trials = fmt::format("{} faulty + {} clean per cell", s.faulty_trials, s.clean_trials);
   const std::vector<std::pair<std::string, std::string>> rows = {
-      {"result set", fmt::format("{} ({}{}{})", file, text_of(r["schema"]),
-                                 s.contains("migrated_from") ? ", written as " + text_of(s["migrated_from"]) : "",
-                                 r.value("complete", false) ? "" : ", INCOMPLETE")},
-      {"suite", fmt::format("{} (sha256 {}…), scale {}", text_of(s["file"]), text_of(s["sha256"]).substr(0, 12), text_of(s["scale"]))},
+      {"result set", fmt::format("{} ({}{}{})", file, r.schema, s.migrated_from ? ", written as " + *s.migrated_from : "",
+                                 r.complete ? "" : ", INCOMPLETE")},
+      {"suite", fmt::format("{} (sha256 {}…), scale {}", s.file, s.sha256.substr(0, 12), s.scale)},
       {"reproduces", reproduces},
-      {"seed, trials", fmt::format("{}; {}; workload {}", text_of(s["seed"]), trials, text_of(s["workload"]))},
-      {"commit", fmt::format("{}{}", text_of(p["git_commit"]), p.value("git_dirty", false) ? " (uncommitted changes)" : "")},
-      {"machine", fmt::format("{}, {} threads", text_of(p["cpu"]), text_of(p["threads"]))},
-      {"build", fmt::format("sdcbench {}, {} {}", text_of(p["sdcbench_version"]), text_of(p["compiler"]), text_of(p["build_type"]))},
-      {"ran", fmt::format("{} to {}", text_of(p["started"]), text_of(p["finished"]))},
-      {"shard", fmt::format("{} of {}", text_of(shard["index"]), text_of(shard["count"]))}};
+      {"seed, trials", fmt::format("{}; {}; workload {}", s.seed, trials, s.workload)},
+      {"commit", fmt::format("{}{}", text(p.git_commit), p.git_dirty.value_or(false) ? " (uncommitted changes)" : "")},
+      {"machine", fmt::format("{}, {} threads", text(p.cpu), p.threads ? std::to_string(*p.threads) : "-")},
+      {"build", fmt::format("sdcbench {}, {} {}", text(p.sdcbench_version), text(p.compiler), text(p.build_type))},
+      {"ran", fmt::format("{} to {}", text(p.started), text(p.finished))},
+      {"shard", fmt::format("{} of {}", r.shard.index, r.shard.count)}};
   std::string h = "<table class=\"provenance\">\n";
   for (const auto& [k, v] : rows) h += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", k, html_escape(v));
   return h + "</table>\n";
 }
 
-std::string summary_html(const json& r) {
+std::string summary_html(const result_set& r) {
   struct row {
     int cells = 0, skipped = 0;
     pooled detected, large, clean, located;
@@ -61,38 +56,40 @@ std::string summary_html(const json& r) {
   };
   std::map<std::string, row> rows;
   clean_pool sets;  // each clean set once per detector
-  for (const auto& c : r["cells"]) {
-    auto& w = rows[c["detector"]["label"].get<std::string>()];
-    if (!c["skipped"].is_null()) {
+  for (const auto& c : r.cells) {
+    auto& w = rows[c.detector.label];
+    if (c.skipped) {
       ++w.skipped;
       continue;
     }
     ++w.cells;
-    if (!c["faulty"].is_null()) {
-      w.detected.add(c["faulty"]["detected"], c["faulty"]["trials"]);
-      if (c["faulty"].contains("localization")) w.located.add(c["faulty"]["localization"]["right"], c["faulty"]["localization"]["trials"]);
+    if (c.faulty) {
+      w.detected.add(c.faulty->detected.count, c.faulty->detected.trials);
+      w.located.add(c.faulty->localization.count, c.faulty->localization.trials);
     }
-    if (c.contains("by_significance") && c["by_significance"].is_object() && c["by_significance"].contains("large"))
-      w.large.add(c["by_significance"]["large"]["detected"], c["by_significance"]["large"]["trials"]);
-    if (!c["clean"].is_null() && sets.first(c, c["detector"]["label"])) w.clean.add(c["clean"]["flagged"], c["clean"]["trials"]);
-    if (c["reference"].is_object())
+    if (c.by_significance) w.large.add(c.by_significance->large.detected, c.by_significance->large.trials);
+    if (c.clean && sets.first(c.clean_set, c.detector.label)) w.clean.add(c.clean->flagged.count, c.clean->flagged.trials);
+    if (c.reference)
       for (const char* key : {"faulty.rate", "clean.rate"}) {
-        const std::string block = std::string(key).substr(0, std::string(key).find('.'));
-        if (!c["reference"].contains(key) || c[block].is_null()) continue;
+        const auto published = c.reference->find(key);
+        const counted_rate* ours = std::string(key) == "faulty.rate" ? (c.faulty ? &c.faulty->detected : nullptr)
+                                                                      : (c.clean ? &c.clean->flagged : nullptr);
+        if (published == c.reference->end() || !ours) continue;
         ++w.published;
-        const double paper = c["reference"][key];
-        w.inside += paper >= c[block]["ci95"][0].get<double>() && paper <= c[block]["ci95"][1].get<double>();
+        const double paper = published->second.get<double>();
+        w.inside += paper >= ours->lo && paper <= ours->hi;
       }
   }
-  for (const auto& t : report::array_of(r, "timing")) {
-    auto& w = rows[t["detector"].get<std::string>()];
-    w.det_s += t["detector_seconds"].get<double>(), w.kernel_s += t["kernel_seconds"].get<double>();
+  for (const auto& t : r.timing) {
+    auto& w = rows[t.detector];
+    w.det_s += t.detector_seconds, w.kernel_s += t.kernel_seconds;
   }
   std::string h =
       "<h3>Summary</h3><table class=\"summary\"><tr><th>detector</th><th>cells</th><th>detected (95 % CI)</th>"
       "<th>on large faults</th><th>false alarms</th><th>located correctly</th><th>paper's rates inside our CI</th>"
       "<th>campaign time / kernel time</th></tr>\n";
-  for (const auto& label : report::detector_labels(r)) {
+  for (const auto& d : r.suite.detectors) {
+    const std::string& label = d.label;
     const auto& w = rows[label];
     h += fmt::format("<tr><td>{}</td><td class=\"num\">{}{}</td>{}{}{}{}<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
                      html_escape(label), w.cells, w.skipped ? fmt::format(" (+{} skipped)", w.skipped) : "", rate_cell(w.detected),

@@ -36,7 +36,7 @@ void roc_chart(const json& r, const std::string& id, std::vector<chart>& out) {
       const std::string stratum = by_dtype ? axis_value(*c, "dtype") : "all cells";
       auto& [f, cl] = acc[stratum][label];
       f.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      if (sets.first(*c, stratum + "\n" + label)) cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      if (sets.first(clean_set_of(*c), stratum + "\n" + label)) cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
     }
     for (const auto& [stratum, points] : acc) {
       if (points.size() < 2) continue;

@@ -4,11 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/results/result_set_reader.hpp"
+
 namespace sdc {
 
+std::string brief_table(const result_set& result);
+// The same, for the command line's show, which holds the document: typed here first.
 std::string brief_table(const nlohmann::json& result);
 // "throughput: N trials per second per core (...)" (training: episodes per
 // hour per core) from provenance.throughput; "" when the set has none.
-std::string throughput_line(const nlohmann::json& result);
+std::string throughput_line(const result_set& result);
 
 }  // namespace sdc

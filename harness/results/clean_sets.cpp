@@ -64,10 +64,9 @@ void check_clean_sets(const json& j, std::vector<std::string>& problems) {
   }
 }
 
-bool clean_pool::first(const json& record, const std::string& pool) {
-  const json& id = record.contains("clean_set") ? record["clean_set"] : json();
-  if (!id.is_string()) return true;
-  return seen_.emplace(pool, id.get<std::string>()).second;
+bool clean_pool::first(const std::optional<std::string>& clean_set, const std::string& pool) {
+  if (!clean_set) return true;
+  return seen_.emplace(pool, *clean_set).second;
 }
 
 }  // namespace sdc

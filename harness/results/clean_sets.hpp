@@ -6,6 +6,7 @@
 // pooled totals, the Python module, scripts/) goes through the one rule here.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -29,12 +30,13 @@ nlohmann::json expected_clean_set(const nlohmann::json& record, const std::vecto
 // carry the same clean side.
 void check_clean_sets(const nlohmann::json& result_set, std::vector<std::string>& problems);
 
-// Pooling: first(record, pool) is true the first time a record's clean side
-// enters `pool` (a detector label, or a label and a group of cells), and
-// always for a record without a set. Its clean counts are added only then.
+// Pooling: first(clean_set, pool) is true the first time a record's clean
+// side (its clean_set, cell_record::clean_set) enters `pool` (a detector
+// label, or a label and a group of cells), and always for a record without a
+// set. Its clean counts are added only then.
 class clean_pool {
  public:
-  bool first(const nlohmann::json& record, const std::string& pool);
+  bool first(const std::optional<std::string>& clean_set, const std::string& pool);
 
  private:
   std::set<std::pair<std::string, std::string>> seen_;

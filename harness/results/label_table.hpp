@@ -3,11 +3,12 @@
 // of each label, then per detector its detections among them and the median
 // detection's latency. Empty when no cell carries labels.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "harness/results/result_set_reader.hpp"
 
 namespace sdc {
 
-std::string label_table(const nlohmann::json& result);
+std::string label_table(const result_set& result);
 
 }  // namespace sdc

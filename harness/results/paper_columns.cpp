@@ -26,52 +26,43 @@ std::string number_text(const std::string& key, const json& v) {
   return key.ends_with(".rate") ? fmt::format("{:.2f}%", 100 * v.get<double>()) : fmt::format("{:.4g}", v.get<double>());
 }
 
+std::string number_text(const std::string& key, const std::optional<double>& v) { return number_text(key, v ? json(*v) : json(nullptr)); }
+
 }  // namespace
 
-json measured_value(const json& cell, const std::string& key) {
-  if (key == "faulty.rate" || key == "clean.rate") {
-    const auto& b = cell[key.substr(0, key.find('.'))];
-    return b.is_null() ? json(nullptr) : b["rate"];
-  }
-  for (const char* block : {"metrics", "workload_metrics"}) {
-    const std::string prefix = std::string(block) + ".";
-    if (key.starts_with(prefix) && cell.contains(block) && cell[block].is_object()) {
-      const std::string name = key.substr(prefix.size());
-      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
-    }
-  }
-  return nullptr;
+std::optional<double> measured_value(const cell_record& cell, const std::string& key) {
+  if (key == "faulty.rate") return cell.faulty ? cell.faulty->detected.rate : std::nullopt;
+  if (key == "clean.rate") return cell.clean ? cell.clean->flagged.rate : std::nullopt;
+  if (key.starts_with("metrics.")) return cell.metric(key.substr(8));
+  if (key.starts_with("workload_metrics.")) return cell.workload_metric(key.substr(17));
+  return std::nullopt;
 }
 
-std::map<std::string, std::vector<std::string>> closed_forms_of(const json& r) {
+std::map<std::string, std::vector<std::string>> closed_forms_of(const result_set& r) {
   std::map<std::string, std::vector<std::string>> out;
-  for (const auto& d : r["suite"]["detectors"])
-    if (d.contains("closed_forms")) out[d["label"]] = d["closed_forms"].get<std::vector<std::string>>();
+  for (const auto& d : r.suite.detectors)
+    if (!d.closed_forms.empty()) out[d.label] = d.closed_forms;
   return out;
 }
 
-std::string paper_column(const json& cell) {
-  const auto& ref = cell["reference"];
-  if (ref.is_null()) return "";
+std::string paper_column(const cell_record& cell) {
+  if (!cell.reference) return "";
   std::string s;
-  for (auto it = ref.begin(); it != ref.end(); ++it) {
-    if (it.key() == "note") continue;
-    std::string key = it.key();
+  for (const auto& [key, value] : *cell.reference) {
+    if (key == "note") continue;
     std::string label = key.starts_with("metrics.") ? key.substr(8) : key.starts_with("workload_metrics.") ? key.substr(17) : key;
-    s += (s.empty() ? "" : "; ") + label + " paper " + number_text(key, *it) + " / ours " +
-         number_text(key, measured_value(cell, key));
+    s += (s.empty() ? "" : "; ") + label + " paper " + number_text(key, value) + " / ours " + number_text(key, measured_value(cell, key));
   }
   return s;
 }
 
-std::string closed_form_column(const json& cell, const std::vector<std::string>& names) {
-  if (names.empty() || !cell.contains("metrics")) return "";
+std::string closed_form_column(const cell_record& cell, const std::vector<std::string>& names) {
+  if (names.empty()) return "";
   std::string s;
   bool any = false;
   for (const auto& n : names) {
-    const std::string key = "faulty." + n + ".mean";
-    const json v = cell["metrics"].contains(key) ? cell["metrics"][key] : json(nullptr);
-    any |= !v.is_null();
+    const std::optional<double> v = cell.metric("faulty." + n + ".mean");
+    any |= v.has_value();
     s += (s.empty() ? "" : " / ") + rate_text(v);
   }
   return any ? s : "";
@@ -84,43 +75,42 @@ std::string closed_form_header(const std::map<std::string, std::vector<std::stri
   return "closed form: " + fmt::format("{}", fmt::join(names, " / "));
 }
 
-std::string pooled_table(const json& r, const std::vector<std::string>& pooled) {
+std::string pooled_table(const result_set& r, const std::vector<std::string>& pooled) {
   const auto axes = varying_axes(r);
   std::vector<std::string> kept;
   for (const auto& a : axes)
     if (std::find(pooled.begin(), pooled.end(), a) == pooled.end()) kept.push_back(a);
+  using reference_values = std::optional<std::map<std::string, json>>;
   struct group {
     std::vector<std::string> row;
     int64_t cells = 0, det = 0, n = 0, flag = 0, nc = 0;
     std::vector<double> form_sum, form_w;  // per closed form: trial-weighted sum of means, weights
-    json reference;
+    reference_values reference;
     bool same_reference = true;
   };
   std::vector<group> groups;
   std::map<std::vector<std::string>, size_t> at;
   auto forms = closed_forms_of(r);
   clean_pool sets;
-  for (const auto& c : r["cells"]) {
-    if (!c["skipped"].is_null()) continue;
+  for (const auto& c : r.cells) {
+    if (c.skipped) continue;
     std::vector<std::string> key;
-    for (const auto& a : kept) key.push_back(c["axes"][a].get<std::string>());
-    key.push_back(c["detector"]["label"]);
+    for (const auto& a : kept) key.push_back(axis_text(c, a));
+    key.push_back(c.detector.label);
     auto [it, fresh] = at.emplace(key, groups.size());
-    const auto& names = forms[c["detector"]["label"]];
-    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, std::vector<double>(names.size()), std::vector<double>(names.size()), c["reference"], true});
+    const auto& names = forms[c.detector.label];
+    if (fresh) groups.push_back({key, 0, 0, 0, 0, 0, std::vector<double>(names.size()), std::vector<double>(names.size()), c.reference, true});
     group& g = groups[it->second];
     ++g.cells;
-    g.det += c["faulty"]["detected"].get<int64_t>(), g.n += c["faulty"]["trials"].get<int64_t>();
+    const int64_t trials = c.faulty ? c.faulty->detected.trials : 0;
+    if (c.faulty) g.det += c.faulty->detected.count, g.n += trials;
     std::string pool;  // each clean set once per group
     for (const auto& k : key) pool += k + "\n";
-    if (sets.first(c, pool)) g.flag += c["clean"]["flagged"].get<int64_t>(), g.nc += c["clean"]["trials"].get<int64_t>();
-    g.same_reference &= c["reference"] == g.reference;
-    const auto& m = c["metrics"];
-    const double w = double(c["faulty"]["trials"].get<int64_t>());
-    for (size_t f = 0; f < names.size(); ++f) {
-      const std::string k = "faulty." + names[f] + ".mean";
-      if (m.contains(k) && !m[k].is_null()) g.form_sum[f] += w * m[k].get<double>(), g.form_w[f] += w;
-    }
+    if (c.clean && sets.first(c.clean_set, pool)) g.flag += c.clean->flagged.count, g.nc += c.clean->flagged.trials;
+    g.same_reference &= c.reference == g.reference;
+    const double w = double(trials);
+    for (size_t f = 0; f < names.size(); ++f)
+      if (const auto m = c.metric("faulty." + names[f] + ".mean")) g.form_sum[f] += w * *m, g.form_w[f] += w;
   }
   table t;
   t.head = kept;
@@ -141,14 +131,13 @@ std::string pooled_table(const json& r, const std::vector<std::string>& pooled) 
       forms_text += (f ? " / " : "") + share(g.form_sum[f], g.form_w[f]), any_form |= g.form_w[f] > 0;
     row.push_back(any_form ? forms_text : "");
     std::string paper;
-    if (g.same_reference && g.reference.is_object())
-      for (auto it = g.reference.begin(); it != g.reference.end(); ++it) {
-        if (it.key() == "note") continue;
-        const json ours = it.key() == "faulty.rate" ? json(g.n ? double(g.det) / double(g.n) : 0.0)
-                          : it.key() == "clean.rate" ? json(g.nc ? double(g.flag) / double(g.nc) : 0.0)
-                                                     : json(nullptr);
-        paper += (paper.empty() ? "" : "; ") + it.key() + " paper " + number_text(it.key(), *it) + " / ours " +
-                 number_text(it.key(), ours);
+    if (g.same_reference && g.reference)
+      for (const auto& [key, value] : *g.reference) {
+        if (key == "note") continue;
+        const std::optional<double> ours = key == "faulty.rate"  ? std::optional<double>(g.n ? double(g.det) / double(g.n) : 0.0)
+                                           : key == "clean.rate" ? std::optional<double>(g.nc ? double(g.flag) / double(g.nc) : 0.0)
+                                                                 : std::nullopt;
+        paper += (paper.empty() ? "" : "; ") + key + " paper " + number_text(key, value) + " / ours " + number_text(key, ours);
       }
     row.push_back(paper);
     t.rows.push_back(row);

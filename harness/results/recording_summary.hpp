@@ -3,16 +3,17 @@
 // the median and 90th percentile over steps, averaged over the cell's clean and
 // faulty episodes. Empty when no recording carries such summaries.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "harness/results/result_set_reader.hpp"
 
 namespace sdc {
 
-std::string recording_summary_table(const nlohmann::json& result);
+std::string recording_summary_table(const result_set& result);
 
 // The result set's paired comparisons (harness/results/paired.hpp): per group
 // and metric, each value's mean [95 % interval] and each difference's, with
 // "differ" where the difference's interval excludes 0. Empty without them.
-std::string comparison_table(const nlohmann::json& result);
+std::string comparison_table(const result_set& result);
 
 }  // namespace sdc

@@ -6,13 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/result_set_reader.hpp"
+
 namespace sdc {
 
+std::string show_table(const result_set& result);
+// The same, for a caller holding the document (a run's output, the command
+// line's show): typed here first.
 std::string show_table(const nlohmann::json& result);
 
 // Axes with more than one value in the suite, in the workload's axis order
-// (the order of the cell key; JSON objects do not keep it).
-std::vector<std::string> varying_axes(const nlohmann::json& result);
+// (the order of the cell key); none when the set has no cells.
+std::vector<std::string> varying_axes(const result_set& result);
+
+// A record's value of an axis, "-" where it has none.
+template <class Record>
+std::string axis_text(const Record& r, const std::string& name) {
+  const std::string* v = r.axis(name);
+  return v ? *v : "-";
+}
 
 // compare_results' verdict per pair (compare_summary::rows), spelled once for
 // the report's table and chart.
@@ -32,8 +44,11 @@ struct compare_summary {
 // Same cells (key, detector label) of two result sets: rate differences with
 // the two-proportion test, or McNemar where both ran the same faults (same
 // suite file, seed and cell: the per-trial outcomes pair up).
-compare_summary compare_results(const nlohmann::json& a, const nlohmann::json& b, double alpha);
+compare_summary compare_results(const result_set& a, const result_set& b, double alpha);
 // Two detectors of one result set, per cell: McNemar on the faulty trials.
+compare_summary compare_detectors(const result_set& r, const std::string& first, const std::string& second, double alpha);
+// The same, for the command line's compare, which holds the documents: typed here first.
+compare_summary compare_results(const nlohmann::json& a, const nlohmann::json& b, double alpha);
 compare_summary compare_detectors(const nlohmann::json& r, const std::string& first, const std::string& second, double alpha);
 
 }  // namespace sdc

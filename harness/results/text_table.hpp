@@ -3,7 +3,7 @@
 #pragma once
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include <algorithm>
 #include <string>
@@ -36,9 +36,6 @@ struct text_table {
 };
 
 // A rate of a result set as a percentage, "-" where it was not computed (null).
-inline std::string rate_text(const nlohmann::json& rate) {
-  if (rate.is_null()) return "-";
-  return fmt::format("{:.2f}%", 100 * rate.get<double>());
-}
+inline std::string rate_text(const std::optional<double>& rate) { return rate ? fmt::format("{:.2f}%", 100 * *rate) : "-"; }
 
 }  // namespace sdc
