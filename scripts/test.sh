@@ -27,6 +27,9 @@ else
   ensure_packages "${sdcbench_packages[@]}" chromium clang libclang-rt-14-dev
 fi
 (($#)) || stage "the Release build"
+# The full run builds the benchmark programs it runs (bench_main_job_*), not
+# the others (bench/CMakeLists.txt).
+(($#)) || export SDCBENCH_BENCH_ALL=OFF
 "$here/scripts/setup.sh"
 if (($#)); then
   cd "$here/build" && exec ctest --output-on-failure -j "$(nproc)" "$@"
