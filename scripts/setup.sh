@@ -14,8 +14,8 @@ if [ "$(cat "$here/node_modules/.sdcbench-lock" 2>/dev/null)" != "$lock_sum" ]; 
   echo "$lock_sum" > "$here/node_modules/.sdcbench-lock"
 fi
 build_type="${SDCBENCH_BUILD_TYPE:-Release}"
-# SDCBENCH_BENCH_ALL=OFF (scripts/test.sh, CI): only the benchmark programs
-# scripts/quick.sh runs; any other run of this script builds them all again.
-cmake -S "$here" -B "$here/build" -DCMAKE_BUILD_TYPE="$build_type" -DSDCBENCH_BENCH_ALL="${SDCBENCH_BENCH_ALL:-ON}" >/dev/null
+# SDCBENCH_ALL_PROGRAMS=OFF (scripts/test.sh, CI): only the programs CI runs
+# in this build (CMakeLists.txt); any other run of this script builds them all.
+cmake -S "$here" -B "$here/build" -DCMAKE_BUILD_TYPE="$build_type" -DSDCBENCH_ALL_PROGRAMS="${SDCBENCH_ALL_PROGRAMS:-ON}" >/dev/null
 cmake --build "$here/build" -j "$(nproc)" 2>&1 | grep -E "error|warning: unused|Error" || true
 test -x "$here/build/sdcbench" || { echo "setup: build failed" >&2; cmake --build "$here/build" -j 1; exit 1; }
