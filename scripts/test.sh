@@ -27,6 +27,10 @@ else
   ensure_packages "${sdcbench_packages[@]}" chromium clang libclang-rt-14-dev
 fi
 (($#)) || stage "the Release build"
+# The full run builds in build/ only what it runs there: the benchmark
+# programs of bench_main_job_*, not the others; no test whose only label is
+# cli (that tier runs in build-san). CMakeLists.txt, SDCBENCH_ALL_PROGRAMS.
+(($#)) || export SDCBENCH_ALL_PROGRAMS=OFF
 "$here/scripts/setup.sh"
 if (($#)); then
   cd "$here/build" && exec ctest --output-on-failure -j "$(nproc)" "$@"

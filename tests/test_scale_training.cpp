@@ -24,10 +24,11 @@ const json* series(const json& cell, const std::string& name) {
   return nullptr;
 }
 
-// The smoke preset over 8 steps (the preset's 12 are a third slower; the
-// fault fires at step 2 either way) with 2 natural runs (the least a band
-// takes): CI's time (HACKING.md).
-const std::string k_shorter = " --axis steps=8 --axis natural_runs=2";
+// The smoke preset over 4 steps (the preset's 12 take three times as long;
+// the fault fires at step 2 either way, and 2 steps after it make a curve
+// whose rise the spike rule reads) with 2 natural runs (the least a band
+// takes): CI's time.
+const std::string k_shorter = " --axis steps=4 --axis natural_runs=2";
 
 TEST(ScaleTraining, SmokePresetLabelsEveryFaultyEpisodeAndRecordsItsCorpus) {
   const std::string dir = scratch_dir("scale_training");
@@ -65,11 +66,11 @@ TEST(ScaleTraining, SmokePresetLabelsEveryFaultyEpisodeAndRecordsItsCorpus) {
     if (c["workload_metrics"]["faulty.nonfinite.max"] == 0) {
       EXPECT_EQ(c["by_label"]["non_finite"]["trials"], 0) << at;
     }
-    // The curves: the excess per step since the first firing (step 2 of 8: 6 steps) and the bands.
+    // The curves: the excess per step since the first firing (step 2 of 4: 2 steps) and the bands.
     for (const char* name : {"loss_excess", "loss_band", "loss_band_smoothed"}) {
       const json* s = series(c, name);
       ASSERT_NE(s, nullptr) << at << " " << name;
-      EXPECT_EQ((*s)["faulty"]["median"].size(), 6u) << at << " " << name;
+      EXPECT_EQ((*s)["faulty"]["median"].size(), 2u) << at << " " << name;
     }
     for (const auto& m : (*series(c, "loss_band"))["faulty"]["median"]) EXPECT_GT(m.get<double>(), 0) << at;
     // Before the fault reaches the loss (the step it fires: its own forward
@@ -106,15 +107,16 @@ TEST(ScaleTraining, MixFaultRunsAsARecurringFault) {
 
 namespace {
 
-// suites/long_horizon_training.json at smoke scale, over 16 steps (the
-// preset's 30 take twice as long: CI's time): a stuck weight cell
-// (weight:all, permanent) runs beside the transient fault, every faulty
-// episode is labelled at its horizon (16 steps: 14 after the fault), and
-// the excess curve covers the whole horizon.
+// suites/long_horizon_training.json at smoke scale, over 6 steps (the
+// preset's 30 take five times as long: CI's time; the horizon's length is
+// the suite's point, not this test's): a stuck weight cell (weight:all,
+// permanent) runs beside the transient fault, every faulty episode is
+// labelled at its horizon (6 steps: 4 after the fault), and the excess
+// curve covers the whole horizon.
 TEST(LongHorizonTraining, SmokePresetRunsAStuckWeightToItsHorizon) {
   const std::string dir = scratch_dir("long_horizon");
   const std::string out = dir + "/r.json";
-  const auto r = run_cli(std::string("run ") + SDCBENCH_SOURCE_DIR + "/suites/long_horizon_training.json --scale smoke --quiet --axis steps=16 --out " + out);
+  const auto r = run_cli(std::string("run ") + SDCBENCH_SOURCE_DIR + "/suites/long_horizon_training.json --scale smoke --quiet --axis steps=6 --out " + out);
   ASSERT_EQ(r.code, 0) << r.output;
   ASSERT_EQ(run_cli("validate " + out).code, 0);
   const json set = read_json(out);
@@ -122,13 +124,13 @@ TEST(LongHorizonTraining, SmokePresetRunsAStuckWeightToItsHorizon) {
   for (const auto& c : set["cells"]) {
     ASSERT_TRUE(c["skipped"].is_null()) << c["key"] << ": a stuck cell is a weight's recurring form";
     lifetimes.insert(c["axes"]["lifetime"].get<std::string>());
-    EXPECT_EQ(c["workload_metrics"]["faulty.horizon_steps.max"], 14.0) << c["key"];
+    EXPECT_EQ(c["workload_metrics"]["faulty.horizon_steps.max"], 4.0) << c["key"];
     int64_t labelled = 0;
     for (const auto& [label, b] : c["by_label"].items()) labelled += b["trials"].get<int64_t>();
     EXPECT_EQ(labelled, c["faulty"]["trials"].get<int64_t>()) << c["key"];
     const json* excess = series(c, "loss_excess");
     ASSERT_NE(excess, nullptr);
-    EXPECT_EQ((*excess)["faulty"]["mean"].size(), 14u) << c["key"];
+    EXPECT_EQ((*excess)["faulty"]["mean"].size(), 4u) << c["key"];
   }
   EXPECT_EQ(lifetimes, (std::set<std::string>{"transient", "permanent"}));
 }
