@@ -140,12 +140,13 @@ TEST(SameBits, ValidateReproduceOfATrainingSetSaysIdentical) {
   EXPECT_NE(ok.output.find("reproduced: "), std::string::npos) << ok.output;
 }
 
-// A committed set written before training had its `lifetime` axis re-runs to
+// A set written before training had its `lifetime` axis (the smoke set of
+// training_sites as committed until 69807fe, kept as a fixture) re-runs to
 // the same cells: the axis's default is left out of the key (the same fault
 // draws) and out of the comparison (axis_def::keyless_value).
 TEST(SameBits, ATrainingSetFromBeforeTheLifetimeAxisStillReproduces) {
   const std::string dir = scratch_dir("reproduce_old");
-  const std::string set = std::string(SDCBENCH_SOURCE_DIR) + "/results/smoke/training_sites.json";
+  const std::string set = std::string(SDCBENCH_TEST_DATA) + "/fixtures/training_sites_before_lifetime.json";
   ASSERT_FALSE(read_json(set)["suite"]["axes"].contains("lifetime")) << "the set must predate the axis";
   const auto ok = run_cli("validate --reproduce " + set + " --out-dir " + dir + "/again --threads 2");
   EXPECT_EQ(ok.code, 0) << ok.output;
