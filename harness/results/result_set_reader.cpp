@@ -27,7 +27,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ordered_axes(const
   if (cells.json().empty()) return by_name;
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   if (const auto parts = split_cell_key(cells.at(0)["key"].str()))
-    for (const auto& [name, value] : *parts) {
+    for (const auto& part : *parts) {
+      const std::string& name = part.first;  // a structured binding would not be capturable by clang 14
       auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& a) { return a.first == name; });
       if (it == by_name.end()) continue;
       out.push_back(std::move(*it));
