@@ -252,6 +252,23 @@ struct size_run {
 int main(int argc, char** argv) {
   sdc::keep_freed_memory();  // as sdcbench does (foundation/parallel/heap_policy.hpp)
   torch::set_num_threads(1);
+  // --iterations=N (default 40): paired iterations per size. CI's run of this
+  // program (ctest bench_main_job_training) checks that it runs, with 4.
+  int iterations = 40;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--iterations=", 0) != 0) continue;
+    try {
+      size_t used = 0;
+      iterations = std::stoi(a.substr(13), &used);
+      if (used != a.size() - 13 || iterations < 1) throw std::invalid_argument(a);
+    } catch (const std::exception&) {
+      fmt::print(stderr, "training_detectors_bench: --iterations: expected a positive integer, got '{}'\n", a.substr(13));
+      return 2;
+    }
+    for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+    --argc, --i;
+  }
   benchmark::Initialize(&argc, argv);
   std::vector<std::unique_ptr<size_run>> runs;
   for (const auto& sz : k_sizes) {
@@ -260,7 +277,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((std::string("training_detectors/") + sz.name).c_str(), [r](benchmark::State& st) {
       size_t i = 0;
       for (auto _ : st) r->timer.measure(r->variants, i++);
-    })->Unit(benchmark::kMillisecond)->Iterations(40);
+    })->Unit(benchmark::kMillisecond)->Iterations(iterations);
   }
   benchmark::RunSpecifiedBenchmarks();
   for (const auto& r : runs) r->report();

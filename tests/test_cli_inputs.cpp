@@ -17,7 +17,7 @@ using namespace sdc::testing;
 using json = nlohmann::json;
 
 namespace {
-const std::string k_suite = test_data("suites/determinism.json");
+const std::string k_inputs_suite = test_data("suites/determinism.json");
 }  // namespace
 
 struct bad_suite_case {
@@ -88,10 +88,10 @@ TEST(Cli, BadCommandLineValuesExitTwo) {
   struct {
     std::string args, fragment;
   } cases[] = {
-      {"run " + k_suite + " --axis colour=red", "--axis: colour: unknown axis"},
-      {"run " + k_suite + " --axis bit=exp9 --axis dtype=bf16", "--axis: bit"},
-      {"run " + k_suite + " --shard 3/2", "--shard"},
-      {"run " + k_suite + " --scale huge", "huge"},
+      {"run " + k_inputs_suite + " --axis colour=red", "--axis: colour: unknown axis"},
+      {"run " + k_inputs_suite + " --axis bit=exp9 --axis dtype=bf16", "--axis: bit"},
+      {"run " + k_inputs_suite + " --shard 3/2", "--shard"},
+      {"run " + k_inputs_suite + " --scale huge", "huge"},
       {"run " + d + "/does-not-exist.json", "cannot open"},
       {"show " + d + "/nothing.json", "cannot open"},
   };
@@ -110,7 +110,7 @@ TEST(Cli, BadKernelEnvironmentExitsTwo) {
   for (const auto& [env, fragment] :
        {std::pair<std::string, std::string>{"SDCBENCH_GEMM_TUNING=maybe", "SDCBENCH_GEMM_TUNING: generic or intel; got 'maybe'"},
         {"SDCBENCH_SIMD=foo", "SDCBENCH_SIMD: expected scalar, avx2 or avx512"}}) {
-    const auto r = run_command("env " + env + " " + SDCBENCH_BINARY + " run " + k_suite + " --quiet --out " + d + "/x.json");
+    const auto r = run_command("env " + env + " " + SDCBENCH_BINARY + " run " + k_inputs_suite + " --quiet --out " + d + "/x.json");
     EXPECT_EQ(r.code, 2) << env << "\n" << r.output;
     EXPECT_NE(r.output.find(fragment), std::string::npos) << env << "\n" << r.output;
     EXPECT_FALSE(std::filesystem::exists(d + "/x.json")) << env;

@@ -16,7 +16,7 @@
 namespace sdc {
 namespace {
 
-rng test_rng(uint64_t salt) { return make_stream(20261121, salt, 0, trial_kind::clean, stream_purpose::data); }
+rng eb_rng(uint64_t salt) { return make_stream(20261121, salt, 0, trial_kind::clean, stream_purpose::data); }
 
 quantized_table random_table(int64_t rows, int64_t dim, int bits, rng& g) {
   boost::random::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -41,7 +41,7 @@ bag_batch random_batch(int64_t rows, int64_t bags, int64_t pool, bool weighted, 
 }
 
 TEST(EmbeddingBag, FastKernelEqualsReferenceBitForBit) {
-  rng g = test_rng(7);
+  rng g = eb_rng(7);
   for (int bits : {8, 4})
     for (int64_t dim : {1, 2, 15, 16, 17, 31, 32, 64, 100, 128, 256})
       for (bool weighted : {false, true})
@@ -61,7 +61,7 @@ TEST(EmbeddingBag, FastKernelEqualsReferenceBitForBit) {
 }
 
 TEST(EmbeddingBag, QuantizationRoundTripsWithinHalfAStep) {
-  rng g = test_rng(8);
+  rng g = eb_rng(8);
   boost::random::uniform_real_distribution<float> u(-3.0f, 5.0f);
   for (int bits : {8, 4}) {
     const int64_t rows = 50, dim = 37;
@@ -88,7 +88,7 @@ std::unique_ptr<embedding_bag_detector> eb_detector(nlohmann::json params) {
 TEST(EmbeddingBagAbft, IdentityIsExactOnIntegerScales) {
   // alpha = 1, beta = 0 and small codes: every sum is an exact fp32 integer, so
   // RSum == CSum and the check passes even with a zero bound.
-  rng g = test_rng(9);
+  rng g = eb_rng(9);
   auto t = random_table(200, 64, 8, g);
   for (int64_t i = 0; i < t.rows; ++i) {
     const float one = 1.0f, zero = 0.0f;
@@ -106,7 +106,7 @@ TEST(EmbeddingBagAbft, IdentityIsExactOnIntegerScales) {
 }
 
 TEST(EmbeddingBagAbft, HighBitFlipInAReadCodeIsDetected) {
-  rng g = test_rng(10);
+  rng g = eb_rng(10);
   auto t = random_table(500, 64, 8, g);
   auto b = random_batch(500, 10, 100, false, g);
   b.offsets = {0};  // one bag of all indices

@@ -99,7 +99,7 @@ TEST(LlamaModel, ForwardAndBackwardMatchTheTorchTwin) {
     EXPECT_TRUE(torch::allclose(p.tensors[i].grad(), q.tensors[i].grad(), 1e-3, 1e-5)) << p.names[i];
 }
 
-struct counting_hook final : gemm_hook {
+struct llama_counting_hook final : gemm_hook {
   std::map<std::pair<int, gemm_pass>, int> calls;
   std::vector<sdc::gemm_record> attention;
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor&, const torch::Tensor&, torch::Tensor&) override { ++calls[{linear, pass}]; }
@@ -110,10 +110,10 @@ struct counting_hook final : gemm_hook {
 
 // The hook's view of one forward and backward of the LLaMA-style model on 2 x
 // 10 tokens; p holds the parameters and their gradients.
-counting_hook hooked_pass(const model_config& m, param_set& p) {
+llama_counting_hook hooked_pass(const model_config& m, param_set& p) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
   p = init_params(m, gen);
-  counting_hook h;
+  llama_counting_hook h;
   forward_options o;
   o.hook = &h, o.training = false;
   forward(m, p, torch::randint(0, 256, {2, 10}, torch::kLong), o).sum().backward();
@@ -128,7 +128,7 @@ TEST(LlamaModel, TheForwardShowsBothAttentionProductsOfEveryBlock) {
   for (const bool bf16 : {false, true}) {
     const model_config m = llama(bf16);
     param_set p;
-    counting_hook h = hooked_pass(m, p);
+    llama_counting_hook h = hooked_pass(m, p);
     ASSERT_EQ(h.attention.size(), 4u) << "bf16 " << bf16;
     for (size_t i = 0; i < h.attention.size(); ++i) {
       const auto& g = h.attention[i];
@@ -152,7 +152,7 @@ TEST(LlamaModel, EveryGemmGoesThroughTheHookInFp32AndBf16) {
   for (const bool bf16 : {false, true}) {
     const model_config m = llama(bf16);
     param_set p;
-    counting_hook h = hooked_pass(m, p);
+    llama_counting_hook h = hooked_pass(m, p);
     const auto names = linear_names(m);
     ASSERT_EQ(names.size(), 11u);  // per block qkv, proj, gate, up, down; the head
     EXPECT_EQ(names[2], "blocks.0.mlp.gate");

@@ -26,7 +26,7 @@ using json = nlohmann::json;
 
 namespace {
 
-rng test_rng(uint64_t salt) { return make_stream(2027, salt, 0, trial_kind::clean, stream_purpose::data); }
+rng mm_rng(uint64_t salt) { return make_stream(2027, salt, 0, trial_kind::clean, stream_purpose::data); }
 
 std::vector<double> normal_mixture(rng& g, int n, double shift, double p_shift) {
   boost::random::normal_distribution<double> nd(0, 1);
@@ -96,7 +96,7 @@ TEST(Dip, NullDistributionMatchesTheTable) {
   const int B = 2000;
   for (int row : {7, 11, 14}) {  // n = 15, 100, 1000
     const int n = int(t.n_at(row));
-    rng g = test_rng(uint64_t(n));
+    rng g = mm_rng(uint64_t(n));
     std::vector<double> dips;
     int rejected = 0;
     for (int b = 0; b < B; ++b) {
@@ -115,7 +115,7 @@ TEST(Dip, NullDistributionMatchesTheTable) {
 }
 
 TEST(Dip, InvariantUnderReflectionAndAffineMaps) {
-  rng g = test_rng(3);
+  rng g = mm_rng(3);
   boost::random::uniform_int_distribution<int> level(0, 7);
   for (int t = 0; t < 3000; ++t) {
     const int n = 4 + t % 60;
@@ -154,7 +154,7 @@ TEST(Dip, PValueInterpolatesTheTable) {
 }
 
 TEST(Dip, RejectsASeparatedMixture) {
-  rng g = test_rng(4);
+  rng g = mm_rng(4);
   EXPECT_LT(stats::dip_test(normal_mixture(g, 500, 6.0, 0.5)).p_value, 0.01);
 }
 
@@ -173,7 +173,7 @@ TEST(KolmogorovSmirnov, MarsagliaTsangWangExample) {
 }
 
 TEST(UUTest, UniformAndNormalAreUnimodal) {
-  rng g = test_rng(5);
+  rng g = mm_rng(5);
   const auto u = stats::uu_test(uniform_sample(g, 800));
   EXPECT_TRUE(u.unimodal);
   EXPECT_GE(u.segments, 1);
@@ -183,14 +183,14 @@ TEST(UUTest, UniformAndNormalAreUnimodal) {
 }
 
 TEST(UUTest, SeparatedMixtureIsMultimodal) {
-  rng g = test_rng(6);
+  rng g = mm_rng(6);
   int found = 0;
   for (int t = 0; t < 20; ++t) found += !stats::uu_test(normal_mixture(g, 1000, 6.0, 0.5)).unimodal;
   EXPECT_GE(found, 19) << "of 20 samples of 0.5 N(0,1) + 0.5 N(6,1)";
 }
 
 TEST(UUTest, WorksOnDistinctValues) {
-  rng g = test_rng(7);
+  rng g = mm_rng(7);
   std::vector<double> x = normal_mixture(g, 300, 5.0, 0.4);
   for (auto& v : x) v = std::round(v * 20) / 20;  // ties
   std::vector<double> u = x;
@@ -216,7 +216,7 @@ TEST(Silverman, BinnedAgreesWithExactEvaluation) {
   // sums throughout: the critical bandwidths for 1 and 2 modes agree to the
   // promised 1e-4 (binning alone was 0.2-0.4 % low); mode counts never rise
   // with h (Silverman's monotonicity) in the exact evaluation.
-  rng g = test_rng(8);
+  rng g = mm_rng(8);
   for (int t = 0; t < 12; ++t) {
     auto x = normal_mixture(g, 150, 3.0 + t % 3, 0.3);
     std::sort(x.begin(), x.end());
@@ -247,7 +247,7 @@ TEST(Silverman, ValuesNearTheEndsOfFp64AreScaledNotOverflowed) {
 }
 
 TEST(Silverman, SizeAndPower) {
-  rng g = test_rng(9);
+  rng g = mm_rng(9);
   int null_rejects = 0, alt_rejects = 0;
   for (int t = 0; t < 20; ++t) {
     null_rejects += stats::silverman_test(normal_mixture(g, 300, 0, 0), 60, uint64_t(t)).p_value < 0.05;
@@ -258,7 +258,7 @@ TEST(Silverman, SizeAndPower) {
 }
 
 TEST(Silverman, PValueDependsOnlyOnTheSampleAndSeed) {
-  rng g = test_rng(10);
+  rng g = mm_rng(10);
   auto x = normal_mixture(g, 200, 2.5, 0.5);
   const auto a = stats::silverman_test(x, 80, 1);
   std::reverse(x.begin(), x.end());

@@ -31,7 +31,7 @@ namespace {
 using namespace sdc;
 
 template <class T>
-uint64_t bits(T x) {
+uint64_t bits_of(T x) {
   if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(x);
   else return std::bit_cast<uint64_t>(x);
 }
@@ -83,7 +83,7 @@ check_sums<T> separate(const problem<T>& p, const std::vector<T>& C) {
 template <class T>
 void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
-  for (size_t e = 0; e < a.size(); ++e) ASSERT_EQ(bits(a[e]), bits(b[e])) << what << "[" << e << "]: " << a[e] << " vs " << b[e];
+  for (size_t e = 0; e < a.size(); ++e) ASSERT_EQ(bits_of(a[e]), bits_of(b[e])) << what << "[" << e << "]: " << a[e] << " vs " << b[e];
 }
 
 // {m, n, k}. A's rows are always whole (K within one depth chunk or several:
@@ -189,12 +189,12 @@ void verdicts(const format& f) {
           EXPECT_TRUE(x.flagged);
         }
         EXPECT_EQ(x.flagged, y.flagged);
-        EXPECT_EQ(bits(x.score), bits(y.score));
+        EXPECT_EQ(bits_of(x.score), bits_of(y.score));
         EXPECT_EQ(x.located_row, y.located_row);
         EXPECT_EQ(x.located_col, y.located_col);
-        EXPECT_EQ(bits(x.corrected_value), bits(y.corrected_value));
+        EXPECT_EQ(bits_of(x.corrected_value), bits_of(y.corrected_value));
         ASSERT_EQ(x.metrics.size(), y.metrics.size());
-        for (size_t k = 0; k < x.metrics.size(); ++k) EXPECT_EQ(bits(x.metrics[k].second), bits(y.metrics[k].second)) << x.metrics[k].first;
+        for (size_t k = 0; k < x.metrics.size(); ++k) EXPECT_EQ(bits_of(x.metrics[k].second), bits_of(y.metrics[k].second)) << x.metrics[k].first;
         EXPECT_EQ(sep->explain(), fused->explain());  // every row's and column's difference and threshold
       }
     }

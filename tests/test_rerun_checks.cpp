@@ -24,7 +24,7 @@ namespace {
 
 using nlohmann::json;
 
-std::unique_ptr<episode_detector> make(const std::string& name, const json& params) {
+std::unique_ptr<episode_detector> make_rerun_check(const std::string& name, const json& params) {
   return testing::make_training_detector(name, params);
 }
 
@@ -80,7 +80,7 @@ double metric(const verdict& v, const std::string& name) {
 // step 1 (step 0 is the job's first iteration, not validated).
 verdict megatron_after(scripted_recomputer& rc, double rank1_loss) {
   const training_layout l = layout();
-  auto d = make("megatron_validation", json::object());
+  auto d = make_rerun_check("megatron_validation", json::object());
   episode_context ctx;
   ctx.ranks = 4;
   d->reset(ctx);
@@ -128,7 +128,7 @@ std::pair<verdict, size_t> large_grads_after(const std::vector<float>& first, co
   rc.answers[{1, 1, 1}] = {2.0, again};
   json params = {{"check_large_grads", true}, {"num_samples", 1}};
   for (const auto& [k, v] : extra.items()) params[k] = v;
-  auto d = make("megatron_validation", params);
+  auto d = make_rerun_check("megatron_validation", params);
   episode_context ctx;
   ctx.ranks = 4;
   d->reset(ctx);
@@ -173,7 +173,7 @@ TEST(MegatronRerun, TheLossChecksCompareExactly) {
   const training_layout l = layout();
   scripted_recomputer rc;
   rc.answers[{1, 1, 1}] = {std::nextafter(200.0, 300.0), std::vector<float>(4, 1.0f)};
-  auto d = make("megatron_validation", {{"check_spiky_loss", true}, {"num_samples", 1}});
+  auto d = make_rerun_check("megatron_validation", {{"check_spiky_loss", true}, {"num_samples", 1}});
   episode_context ctx;
   ctx.ranks = 4;
   d->reset(ctx);
@@ -196,10 +196,10 @@ TEST(MegatronRerun, TheFirstIterationIsValidatedOnlyWithRerunDisabled) {
   s[1].loss = std::nan("");
   episode_context ctx;
   ctx.ranks = 4;
-  auto on = make("megatron_validation", json::object());
+  auto on = make_rerun_check("megatron_validation", json::object());
   on->reset(ctx);
   EXPECT_FALSE(on->observe(ptrs(s)).flagged);
-  auto off = make("megatron_validation", {{"rerun", false}});
+  auto off = make_rerun_check("megatron_validation", {{"rerun", false}});
   EXPECT_FALSE(off->needs().recompute);
   off->reset(ctx);
   const verdict v = off->observe(ptrs(s));
@@ -212,7 +212,7 @@ TEST(MegatronRerun, TheFirstIterationIsValidatedOnlyWithRerunDisabled) {
 TEST(SdcReplay, DefaultsCheckOnlyTheFirstStepAfterARestart) {
   const training_layout l = layout();
   scripted_recomputer rc;
-  auto d = make("sdc_replay", json::object());
+  auto d = make_rerun_check("sdc_replay", json::object());
   d->reset({});
   auto warm = steps(0, &rc, l);
   for (auto& x : warm) x.recomputer = nullptr;  // before the restart: not counted
@@ -232,7 +232,7 @@ TEST(SdcReplay, DefaultsCheckOnlyTheFirstStepAfterARestart) {
 TEST(SdcReplay, AStepNotReplayedHasNoScore) {
   const training_layout l = layout();
   scripted_recomputer rc;
-  auto d = make("sdc_replay", json::object());
+  auto d = make_rerun_check("sdc_replay", json::object());
   d->reset({});
   auto warm = steps(0, &rc, l);
   for (auto& x : warm) x.recomputer = nullptr;
@@ -261,7 +261,7 @@ void flip(float& x, uint32_t mask) {
 TEST(SdcReplay, AFaultBeforeTheCollectiveShowsOnEveryRankAndTheLowestIsBlamed) {
   const training_layout l = layout();
   scripted_recomputer rc;
-  auto d = make("sdc_replay", {{"num_steps", -1}});
+  auto d = make_rerun_check("sdc_replay", {{"num_steps", -1}});
   d->reset({});
   auto s = steps(0, &rc, l);
   flip(s[2].grads[1], 1u);
@@ -286,7 +286,7 @@ TEST(SdcReplay, AFaultBeforeTheCollectiveShowsOnEveryRankAndTheLowestIsBlamed) {
 TEST(SdcReplay, TheLocalSignatureFlagsAnyDifferingBitAndNamesTheRank) {
   const training_layout l = layout();
   scripted_recomputer rc;
-  auto d = make("sdc_replay", {{"num_steps", -1}, {"signature", "local"}});
+  auto d = make_rerun_check("sdc_replay", {{"num_steps", -1}, {"signature", "local"}});
   d->reset({});
   d->observe(ptrs(steps(0, &rc, l)));
   auto s = steps(1, &rc, l);
@@ -310,21 +310,21 @@ TEST(SdcReplay, InPlaceMissesStateThePeerVariantBlamesByMajority) {
   for (int r = 0; r < 4; ++r) rc.answers[{r, 1, 1}] = {2.5, std::vector<float>(4, 1.0f)};
   auto s = steps(0, &rc, l);
   s[1].loss = 2.5;  // rank 1's own step, from its diverged replica
-  auto in_place = make("sdc_replay", json::object());
+  auto in_place = make_rerun_check("sdc_replay", json::object());
   in_place->reset({});
   EXPECT_FALSE(in_place->observe(ptrs(s)).flagged);  // the replay reproduces the diverged state
-  auto two = make("sdc_replay", {{"peer", true}, {"signature", "local"}});
+  auto two = make_rerun_check("sdc_replay", {{"peer", true}, {"signature", "local"}});
   two->reset({});
   const verdict v2 = two->observe(ptrs(s));
   EXPECT_TRUE(v2.flagged);
   EXPECT_EQ(v2.rank, 0);  // rank 0's step replayed on device 1 differs first: two copies cannot tell
-  auto three = make("sdc_replay", {{"peer", true}, {"num_replays", 2}, {"signature", "local"}});
+  auto three = make_rerun_check("sdc_replay", {{"peer", true}, {"num_replays", 2}, {"signature", "local"}});
   three->reset({});
   const verdict v3 = three->observe(ptrs(s));
   EXPECT_TRUE(v3.flagged);
   EXPECT_EQ(v3.rank, 1);  // the copy from device 1 alone differs
   // The period variant checks the steps where step % period == 0.
-  auto k = make("sdc_replay", {{"peer", true}, {"period", 2}, {"signature", "local"}});
+  auto k = make_rerun_check("sdc_replay", {{"peer", true}, {"period", 2}, {"signature", "local"}});
   k->reset({});
   auto odd = s;
   for (auto& x : odd) x.step = 3;
@@ -333,7 +333,7 @@ TEST(SdcReplay, InPlaceMissesStateThePeerVariantBlamesByMajority) {
 }
 
 TEST(SdcReplay, PeerNeedsTheLocalSignature) {
-  EXPECT_THROW(make("sdc_replay", {{"peer", true}}), std::exception);
+  EXPECT_THROW(make_rerun_check("sdc_replay", {{"peer", true}}), std::exception);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ using json = nlohmann::json;
 
 namespace {
 
-rng test_rng(uint64_t salt) { return make_stream(2026, salt, 0, trial_kind::clean, stream_purpose::data); }
+rng stats_rng(uint64_t salt) { return make_stream(2026, salt, 0, trial_kind::clean, stream_purpose::data); }
 
 // Table 3 of 000 (p = 1e-10, bf16/fp32 exponent n = 8): sigma, Delta_crit, position.
 struct table3_row {
@@ -72,7 +72,7 @@ TEST(DeltaCrit, IsTheOnsetOfBimodality) {
 }
 
 std::vector<double> draw(size_t n, uint64_t salt, auto&& dist) {
-  rng g = test_rng(salt);
+  rng g = stats_rng(salt);
   std::vector<double> v(n);
   for (auto& x : v) x = dist(g);
   return v;
@@ -240,7 +240,7 @@ TEST(RobustZ, ScoresTheLargestValue) {
 }
 
 TEST(LogNorms, FastEqualsReferenceBitForBit) {
-  rng g = test_rng(40);
+  rng g = stats_rng(40);
   boost::random::normal_distribution<double> e(-12, 6);
   std::vector<float> x(5003);  // room for n = 4999 at the largest offset, 3 (ASan found the test reading past 5000)
   for (size_t i = 0; i < x.size(); ++i) x[i] = float(std::exp2(e(g))) * (i % 3 ? 1.0f : -1.0f);
@@ -271,7 +271,7 @@ TEST(StatCommand, RunsATestOnATextFile) {
   {
     std::ofstream f(d + "/v.txt");
     f << "# log-norms\n";
-    rng g = test_rng(30);
+    rng g = stats_rng(30);
     boost::random::normal_distribution<double> n(0, 1);
     for (int i = 0; i < 500; ++i) f << n(g) + (i % 10 == 0 ? 20.0 : 0.0) << (i % 7 ? " " : ",\n");
   }

@@ -23,7 +23,7 @@ using namespace sdc;
 using namespace sdc::train;
 using namespace sdc::testing;
 
-std::vector<event> run(const train_config& c, const train_data& d, site_injector* site, test_injector* inj) {
+std::vector<event> run_sites(const train_config& c, const train_data& d, site_injector* site, test_injector* inj) {
   dp_trainer t(c.model, c.optim, c.dp, &d.train);
   replica start = fresh_replica(c.model, 3);
   {  // nonzero moments, so that moment faults see real values
@@ -70,10 +70,10 @@ void check_site(const std::string& site_text, const std::string& model_text, con
   const auto model = parse_fault_model(model_text);
   inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice(bit), site_format(s, c.model), &why, &axis),
                    parse_site_rule(element)};
-  inj.plan.rank = 1, inj.fire_at = 6;  // the second step: run() starts from a replica at step 5
+  inj.plan.rank = 1, inj.fire_at = 6;  // the second step: run_sites() starts from a replica at step 5
   site_injector site(s, c.model, 1.0);
-  const auto clean = run(c, d, nullptr, nullptr);
-  const auto faulty = run(c, d, &site, &inj);
+  const auto clean = run_sites(c, d, nullptr, nullptr);
+  const auto faulty = run_sites(c, d, &site, &inj);
   ASSERT_EQ(clean.size(), faulty.size());
   ASSERT_FALSE(inj.done.empty()) << "nothing injected";
   size_t rec = 0, hit = 0;
