@@ -179,8 +179,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*compare) {
-      std::vector<json> rs;
-      for (const auto& f : cmp_files) rs.push_back(sdc::load_result_set(f));
+      std::vector<sdc::result_set> rs;
+      for (const auto& f : cmp_files) rs.push_back(sdc::read_result_set(f));
       sdc::compare_summary s;
       if (!cmp_dets.empty()) {
         if (rs.size() != 1) throw sdc::input_error("--detectors", "results", "compares two detectors of one result set: give one file");
