@@ -175,13 +175,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*show) {
-      const sdc::result_set r = sdc::read_result_set(show_file);
+      const sdc::result_set r = sdc::load_result_set(show_file);
       std::cout << (show_brief ? sdc::brief_table(r) : sdc::show_table(r));
       return 0;
     }
     if (*compare) {
       std::vector<sdc::result_set> rs;
-      for (const auto& f : cmp_files) rs.push_back(sdc::read_result_set(f));
+      for (const auto& f : cmp_files) rs.push_back(sdc::load_result_set(f));
       sdc::compare_summary s;
       if (!cmp_dets.empty()) {
         if (rs.size() != 1) throw sdc::input_error("--detectors", "results", "compares two detectors of one result set: give one file");

@@ -11,7 +11,7 @@ namespace sdc {
 
 size_t run_report(const std::vector<std::string>& files, const std::string& out_dir, const std::string& title) {
   std::vector<result_set> sets;
-  for (const auto& f : files) sets.push_back(read_result_set(f));  // any version, as version 4, typed
+  for (const auto& f : files) sets.push_back(load_result_set(f));  // any version, as version 4, typed
   report_request req;
   req.title = title;
   std::vector<std::string> taken;
