@@ -23,7 +23,7 @@ const std::string k_results = std::string(SDCBENCH_SOURCE_DIR) + "/results";
 
 TEST(ResultReader, EveryCommittedSetReads) {
   int sets = 0;
-  for (const std::string dir : {k_results, k_results + "/smoke"})
+  for (const std::string& dir : {k_results, k_results + "/smoke"})
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".json") continue;
       const json doc = read_json_file(e.path().string());
