@@ -23,14 +23,14 @@ const std::string k_results = std::string(SDCBENCH_SOURCE_DIR) + "/results";
 
 TEST(ResultReader, EveryCommittedSetReads) {
   int sets = 0;
-  for (const std::string dir : {k_results, k_results + "/smoke"})
+  for (const std::string& dir : {k_results, k_results + "/smoke"})
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".json") continue;
       const json doc = read_json_file(e.path().string());
       if (schema_of(doc).rfind("sdcbench.result/", 0) != 0) continue;  // a calibration, not a result set
       SCOPED_TRACE(e.path().string());
       result_set r;
-      ASSERT_NO_THROW(r = read_result_set(e.path().string()));
+      ASSERT_NO_THROW(r = load_result_set(e.path().string()));
       EXPECT_EQ(r.schema, k_result_schema);
       EXPECT_FALSE(r.suite.detectors.empty());
       EXPECT_EQ(r.cells.size(), doc["cells"].size());  // migration keeps every record
@@ -41,7 +41,7 @@ TEST(ResultReader, EveryCommittedSetReads) {
 
 TEST(ResultReader, TypedValuesAreTheDocuments) {
   const std::string file = k_results + "/quick-full.json";
-  const json doc = load_result_set(file);
+  const json doc = load_result_document(file);
   const result_set r = parse_result_set(doc, file);
   ASSERT_EQ(r.cells.size(), doc["cells"].size());
   for (size_t i = 0; i < r.cells.size(); ++i) {
@@ -66,7 +66,7 @@ TEST(ResultReader, TypedValuesAreTheDocuments) {
 
 TEST(ResultReader, ANullMetricIsNotComputedNotZero) {
   const std::string file = k_results + "/smoke/vabft_table4.json";
-  json doc = load_result_set(file);
+  json doc = load_result_document(file);
   auto& m = doc["cells"][0]["metrics"];
   m["clean.tightness.mean"] = nullptr;
   m["clean.threshold.mean"] = 0.0;
@@ -83,7 +83,7 @@ TEST(ResultReader, ANullMetricIsNotComputedNotZero) {
 
 TEST(ResultReader, AMissingFieldNamesTheFileAndTheField) {
   const std::string file = k_results + "/smoke/vabft_table4.json";
-  const json good = load_result_set(file);
+  const json good = load_result_document(file);
   auto expect_error = [&](json doc, const std::string& field) {
     try {
       parse_result_set(doc, "doctored.json");
@@ -114,7 +114,7 @@ TEST(ResultReader, AMissingFieldNamesTheFileAndTheField) {
   doc["cells"][0].erase("key");
   std::ofstream(path) << doc.dump();
   try {
-    read_result_set(path);
+    load_result_set(path);
     ADD_FAILURE() << "no error for a cell without its key";
   } catch (const input_error& e) {
     EXPECT_EQ(e.file(), path);

@@ -182,7 +182,7 @@ TEST(CellKey, SplitsAtTopLevelSemicolonsAndRefusesPartsWithoutAName) {
   ASSERT_FALSE(p.empty());
   EXPECT_EQ(p.front(), "/cells/0/key: no_such_axis is not an axis of the suite");
   // What show prints for a key it reads: the suite's varying axes.
-  EXPECT_FALSE(sdc::show_table(good).empty());
+  EXPECT_FALSE(sdc::show_table(sdc::parse_result_set(good, "series_v2_training.json")).empty());
 }
 
 }  // namespace

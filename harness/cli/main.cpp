@@ -21,6 +21,7 @@
 #include "harness/results/brief_summary.hpp"
 #include "harness/results/report.hpp"
 #include "harness/results/result_set.hpp"
+#include "harness/results/result_set_reader.hpp"
 #include "harness/cli/calibrate_command.hpp"
 #include "harness/cli/file_commands.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
@@ -169,17 +170,17 @@ int main(int argc, char** argv) {
       ro.progress = !quiet && ::isatty(2);
       const json r = sdc::run_campaign(ro);
       if (r.is_null()) return 0;  // a process of an MPI job other than rank 0: rank 0 writes and prints
-      if (!quiet) std::cout << sdc::show_table(r);
+      if (!quiet) std::cout << sdc::show_table(sdc::parse_result_set(r, ro.out));
       std::cout << "wrote " << ro.out << "\n";
       return 0;
     }
     if (*show) {
-      const json r = sdc::load_result_set(show_file);
+      const sdc::result_set r = sdc::load_result_set(show_file);
       std::cout << (show_brief ? sdc::brief_table(r) : sdc::show_table(r));
       return 0;
     }
     if (*compare) {
-      std::vector<json> rs;
+      std::vector<sdc::result_set> rs;
       for (const auto& f : cmp_files) rs.push_back(sdc::load_result_set(f));
       sdc::compare_summary s;
       if (!cmp_dets.empty()) {
@@ -226,7 +227,7 @@ int main(int argc, char** argv) {
         const json r = sdc::read_json_file(f);
         const auto problems = sdc::validate_result_set(r);
         if (problems.empty()) {
-          std::cout << f << ": valid " << r["schema"].get<std::string>() << "\n";
+          std::cout << f << ": valid " << sdc::schema_of(r) << "\n";
         } else {
           ++bad;
           for (const auto& p : problems) std::cerr << f << ": " << p << "\n";

@@ -5,13 +5,13 @@
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
 #include "harness/report/report_page.hpp"
-#include "harness/results/result_set.hpp"
+#include "harness/results/result_set_reader.hpp"
 
 namespace sdc {
 
 size_t run_report(const std::vector<std::string>& files, const std::string& out_dir, const std::string& title) {
-  std::vector<nlohmann::json> sets;
-  for (const auto& f : files) sets.push_back(load_result_set(f));  // any version, as version 3
+  std::vector<result_set> sets;
+  for (const auto& f : files) sets.push_back(load_result_set(f));  // any version, as version 4, typed
   report_request req;
   req.title = title;
   std::vector<std::string> taken;
@@ -19,7 +19,7 @@ size_t run_report(const std::vector<std::string>& files, const std::string& out_
   return write_report(req, out_dir);
 }
 
-size_t write_compare_report(const nlohmann::json& a, const std::string& a_file, const nlohmann::json& b, const std::string& b_file,
+size_t write_compare_report(const result_set& a, const std::string& a_file, const result_set& b, const std::string& b_file,
                             const compare_summary& s, double alpha, const std::string& out_dir) {
   report_request req;
   req.title = fmt::format("sdcbench compare: {} (A) vs {} (B)", a_file, b_file);

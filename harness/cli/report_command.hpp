@@ -12,7 +12,7 @@ namespace sdc {
 // Returns the number of charts written.
 size_t run_report(const std::vector<std::string>& files, const std::string& out_dir, const std::string& title);
 
-size_t write_compare_report(const nlohmann::json& a, const std::string& a_file, const nlohmann::json& b,
-                            const std::string& b_file, const compare_summary& s, double alpha, const std::string& out_dir);
+size_t write_compare_report(const result_set& a, const std::string& a_file, const result_set& b, const std::string& b_file,
+                            const compare_summary& s, double alpha, const std::string& out_dir);
 
 }  // namespace sdc

@@ -15,7 +15,7 @@
 namespace sdc::report {
 namespace {
 
-std::string numeric_axis_title(const json& r, const std::string& axis) {
+std::string numeric_axis_title(const result_set& r, const std::string& axis) {
   const auto v = axis_values(r, axis);
   if (!v.empty() && v[0].starts_with("crit(")) return axis + " (multiples of Theorem 1's Δcrit)";
   if (!v.empty() && v[0].find('x') != std::string::npos) return axis + ": N of an N×N×N GEMM";
@@ -31,7 +31,7 @@ json scale_for(const std::vector<double>& values, bool sizes = false) {
   return {{"zero", false}};
 }
 
-bool is_size_axis(const json& r, const std::string& axis) {
+bool is_size_axis(const result_set& r, const std::string& axis) {
   const auto v = axis_values(r, axis);
   return !v.empty() && v[0].find('x') != std::string::npos;
 }
@@ -57,7 +57,7 @@ json point_layer(const std::string& source, bool filled, const json& x, const js
           {"encoding", enc}};
 }
 
-void rate_vs_axis_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void rate_vs_axis_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   const auto varying = varying_axes(r);
   for (const auto& axis : varying) {
     if (!is_numeric_axis(r, axis, 3)) continue;
@@ -69,12 +69,12 @@ void rate_vs_axis_charts(const json& r, const std::string& id, std::vector<chart
     std::vector<std::string> panel_order;
     std::vector<double> xs;
     for (const auto* c : run_cells(r)) {
-      if ((*c)["faulty"].is_null() || (*c)["faulty"]["trials"].get<int64_t>() == 0) continue;
+      if (!c->faulty || c->faulty->detected.trials == 0) continue;
       pooled p;
-      p.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
+      p.add(c->faulty->detected.count, c->faulty->detected.trials);
       json row = rate_fields(p);
-      row["detector"] = (*c)["detector"]["label"];
-      row["x"] = *numeric_axis(axis_value(*c, axis));
+      row["detector"] = c->detector.label;
+      row["x"] = *numeric_axis(axis_text(*c, axis));
       row["panel"] = joined_axes(*c, others);
       if (panels.insert(row["panel"].get<std::string>()).second) panel_order.push_back(row["panel"]);
       xs.push_back(row["x"]);
@@ -113,15 +113,13 @@ void rate_vs_axis_charts(const json& r, const std::string& id, std::vector<chart
   }
 }
 
-void metric_vs_axis_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void metric_vs_axis_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   std::vector<std::string> keys;
   for (const auto* c : run_cells(r)) {
-    const auto& ref = (*c)["reference"];
-    if (!ref.is_object()) continue;
-    for (auto it = ref.begin(); it != ref.end(); ++it)
-      if ((it.key().starts_with("metrics.") || it.key().starts_with("workload_metrics.")) &&
-          std::find(keys.begin(), keys.end(), it.key()) == keys.end())
-        keys.push_back(it.key());
+    if (!c->reference) continue;
+    for (const auto& [key, value] : *c->reference)
+      if ((key.starts_with("metrics.") || key.starts_with("workload_metrics.")) && std::find(keys.begin(), keys.end(), key) == keys.end())
+        keys.push_back(key);
   }
   const auto varying = varying_axes(r);
   const bool numeric = varying.size() == 1 && is_numeric_axis(r, varying[0], 2);
@@ -130,17 +128,15 @@ void metric_vs_axis_charts(const json& r, const std::string& id, std::vector<cha
     json rows = json::array();
     std::vector<double> xs, ys;
     for (const auto* c : run_cells(r)) {
-      const auto& ref = (*c)["reference"];
-      if (!ref.is_object() || !ref.contains(key)) continue;
-      const json x = numeric ? json(*numeric_axis(axis_value(*c, varying[0]))) : json(joined_axes(*c, varying));
-      const json m = measured_value(*c, key);
-      if (m.is_number()) {
-        rows.push_back({{"detector", (*c)["detector"]["label"]}, {"x", x}, {"value", m}, {"source", "measured"}});
-        ys.push_back(m);
+      if (!c->reference || !c->reference->count(key)) continue;
+      const auto& ref = *c->reference;
+      const json x = numeric ? json(*numeric_axis(axis_text(*c, varying[0]))) : json(joined_axes(*c, varying));
+      if (const auto m = measured_value(*c, key)) {
+        rows.push_back({{"detector", c->detector.label}, {"x", x}, {"value", *m}, {"source", "measured"}});
+        ys.push_back(*m);
       }
-      rows.push_back({{"detector", (*c)["detector"]["label"]}, {"x", x}, {"value", ref[key]}, {"source", "paper"},
-                      {"note", ref.value("note", "")}});
-      ys.push_back(ref[key]);
+      rows.push_back({{"detector", c->detector.label}, {"x", x}, {"value", ref.at(key)}, {"source", "paper"}, {"note", published_note(ref)}});
+      ys.push_back(published_value(ref, key));
       if (numeric) xs.push_back(x);
     }
     if (rows.empty()) continue;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/result_set_reader.hpp"
+
 namespace sdc {
 
 struct chart {
@@ -17,7 +19,7 @@ struct chart {
 };
 
 // Every chart the result set supports, ids prefixed with set_id.
-std::vector<chart> charts_of(const nlohmann::json& result, const std::string& set_id);
+std::vector<chart> charts_of(const result_set& result, const std::string& set_id);
 
 // A scatter of detection rates in two result sets, per (cell, detector), the
 // pairs that differ significantly (compare's test, Bonferroni) highlighted.

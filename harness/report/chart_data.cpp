@@ -3,80 +3,54 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <regex>
 #include <set>
 
 #include "foundation/scoring/proportions.hpp"
-#include "harness/results/cell_key.hpp"
+#include "harness/results/report.hpp"
 
 namespace sdc::report {
 
-std::vector<const json*> run_cells(const json& r) {
-  std::vector<const json*> out;
-  for (const auto& c : r["cells"])
-    if (c["skipped"].is_null()) out.push_back(&c);
+std::vector<const cell_record*> run_cells(const result_set& r) {
+  std::vector<const cell_record*> out;
+  for (const auto& c : r.cells)
+    if (!c.skipped) out.push_back(&c);
   return out;
 }
 
-const json& array_of(const json& r, const char* key) {
-  static const json empty = json::array();
-  return r.contains(key) && r[key].is_array() ? r[key] : empty;
-}
-
-std::vector<std::string> detector_labels(const json& r) {
+std::vector<std::string> detector_labels(const result_set& r) {
   std::vector<std::string> out;
-  for (const auto& d : r["suite"]["detectors"]) out.push_back(d["label"]);
+  for (const auto& d : r.suite.detectors) out.push_back(d.label);
   return out;
 }
 
-std::vector<std::string> axis_values(const json& r, const std::string& axis) {
-  std::vector<std::string> out;
-  if (r["suite"]["axes"].contains(axis))
-    for (const auto& v : r["suite"]["axes"][axis]) out.push_back(v.get<std::string>());
-  return out;
+std::vector<std::string> axis_values(const result_set& r, const std::string& axis) {
+  const std::vector<std::string>* values = r.suite.axis(axis);
+  return values ? *values : std::vector<std::string>{};
 }
 
-std::string axis_value(const json& cell, const std::string& axis) {
-  return cell["axes"].contains(axis) ? cell["axes"][axis].get<std::string>() : std::string("-");
-}
+namespace {
 
-std::string joined_axes(const json& cell, const std::vector<std::string>& axes) {
+template <class Record>
+std::string join_axis_values(const Record& record, const std::vector<std::string>& axes) {
   if (axes.empty()) return "all";
   std::string s;
-  for (const auto& a : axes) s += (s.empty() ? "" : " · ") + axis_value(cell, a);
+  for (const auto& a : axes) s += (s.empty() ? "" : " · ") + axis_text(record, a);
   return s;
 }
 
-std::vector<std::string> varying_axes(const json& r) {
-  std::vector<std::string> out;
-  if (r["cells"].empty()) return out;
-  if (const auto parts = split_cell_key(r["cells"][0]["key"].get<std::string>()))
-    for (const auto& [name, value] : *parts)
-      if (r["suite"]["axes"].contains(name) && r["suite"]["axes"][name].size() > 1) out.push_back(name);
-  for (const auto& [name, values] : r["suite"]["axes"].items())
-    if (values.size() > 1 && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  return out;
+}  // namespace
+
+std::string joined_axes(const cell_record& cell, const std::vector<std::string>& axes) { return join_axis_values(cell, axes); }
+std::string joined_axes(const recording_record& rec, const std::vector<std::string>& axes) { return join_axis_values(rec, axes); }
+
+double published_value(const std::map<std::string, json>& reference, const std::string& key) {
+  return reference.at(key).get<double>();
 }
 
-json measured_value(const json& cell, const std::string& key) {
-  if (key == "faulty.rate" || key == "clean.rate") {
-    const auto& b = cell[key.substr(0, key.find('.'))];
-    return b.is_null() ? json(nullptr) : b["rate"];
-  }
-  for (const char* block : {"metrics", "workload_metrics"}) {
-    const std::string prefix = std::string(block) + ".";
-    if (key.starts_with(prefix) && cell.contains(block) && cell[block].is_object()) {
-      const std::string name = key.substr(prefix.size());
-      return cell[block].contains(name) ? cell[block][name] : json(nullptr);
-    }
-  }
-  return nullptr;
-}
-
-std::optional<std::string> clean_set_of(const json& record) {
-  const json& id = record.contains("clean_set") ? record["clean_set"] : json();
-  return id.is_string() ? std::optional<std::string>(id.get<std::string>()) : std::nullopt;
+std::string published_note(const std::map<std::string, json>& reference) {
+  const auto it = reference.find("note");
+  return it == reference.end() ? std::string() : it->second.get<std::string>();
 }
 
 std::optional<double> numeric_axis(const std::string& v) {
@@ -90,7 +64,7 @@ std::optional<double> numeric_axis(const std::string& v) {
   return std::nullopt;
 }
 
-bool is_numeric_axis(const json& r, const std::string& axis, size_t min_values) {
+bool is_numeric_axis(const result_set& r, const std::string& axis, size_t min_values) {
   const auto values = axis_values(r, axis);
   if (values.size() < min_values) return false;
   for (const auto& v : values)

@@ -5,7 +5,7 @@
 
 namespace sdc {
 
-std::vector<chart> charts_of(const nlohmann::json& r, const std::string& set_id) {
+std::vector<chart> charts_of(const result_set& r, const std::string& set_id) {
   using namespace report;
   std::vector<chart> out;
   for (auto* build : {rate_charts, paper_rate_chart, heat_map_chart, rate_vs_axis_charts, metric_vs_axis_charts, roc_chart,

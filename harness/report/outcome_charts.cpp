@@ -4,6 +4,7 @@
 // band; and each detector's detection rate per label with its interval.
 #include <fmt/format.h>
 
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -13,50 +14,49 @@
 namespace sdc::report {
 namespace {
 
-const std::vector<std::string> k_labels = {"masked", "spike_and_recover", "spike_and_degrade", "silent_degradation",
-                                           "gradual_drift", "non_finite"};
+const std::vector<std::string> k_labels(std::begin(k_outcome_labels), std::end(k_outcome_labels));  // the format's order
 
 // One record per cell that ran and has labels (the workload's curves and the
 // label counts are the same in every detector's record of a cell).
-std::vector<const json*> labelled_cells(const json& r) {
-  std::vector<const json*> out;
+std::vector<const cell_record*> labelled_cells(const result_set& r) {
+  std::vector<const cell_record*> out;
   std::set<int64_t> seen;
   for (const auto* c : run_cells(r))
-    if (c->contains("by_label") && seen.insert((*c)["cell"].get<int64_t>()).second) out.push_back(c);
+    if (c->by_label && seen.insert(c->cell).second) out.push_back(c);
   return out;
 }
 
-const json* series_named(const json& cell, const std::string& name) {
-  for (const auto& s : cell["workload_series"])
-    if (s["name"] == name && !s["faulty"].is_null()) return &s;
+// The faulty episodes' medians of the cell's workload series `name`; nullptr
+// when the cell has no such series or no faulty episode had it.
+const std::vector<std::optional<double>>* faulty_medians(const cell_record& cell, const std::string& name) {
+  for (const auto& s : cell.workload_series)
+    if (s.name == name && s.faulty) return &s.faulty->median;
   return nullptr;
 }
 
-void trajectory_chart(const json& r, const std::string& id, const std::vector<const json*>& cells, std::vector<chart>& out) {
+void trajectory_chart(const result_set& r, const std::string& id, const std::vector<const cell_record*>& cells, std::vector<chart>& out) {
   json lines = json::array(), band = json::array();
   for (const auto* c : cells) {
     const std::string cell = joined_axes(*c, varying_axes(r));
     const size_t lines_before = lines.size();
     for (const auto& label : k_labels) {
-      const int64_t n = (*c)["by_label"][label]["trials"];
-      const json* s = series_named(*c, "loss_excess/" + label);
-      if (!s || n == 0) continue;
-      const json& med = (*s)["faulty"]["median"];
-      for (size_t k = 0; k < med.size(); ++k)
-        if (med[k].is_number())
-          lines.push_back({{"cell", cell}, {"step", int(k)}, {"excess", med[k]}, {"label", fmt::format("{} ({})", label, n)},
+      const int64_t n = c->by_label->at(label).trials;
+      const auto* med = faulty_medians(*c, "loss_excess/" + label);
+      if (!med || n == 0) continue;
+      for (size_t k = 0; k < med->size(); ++k)
+        if ((*med)[k])
+          lines.push_back({{"cell", cell}, {"step", int(k)}, {"excess", *(*med)[k]}, {"label", fmt::format("{} ({})", label, n)},
                            {"outcome", label}});
     }
     // A cell without a curve (every label's median null) gets no band either:
     // a facet of bands alone has no extent on the excess axis.
     if (lines.size() == lines_before) continue;
     for (const char* name : {"loss_band", "loss_band_smoothed"}) {
-      const json* s = series_named(*c, name);
-      if (!s) continue;
-      const json& med = (*s)["faulty"]["median"];
-      for (size_t k = 0; k < med.size(); ++k)
-        if (med[k].is_number())
-          band.push_back({{"cell", cell}, {"step", int(k)}, {"lo", -med[k].get<double>()}, {"hi", med[k]},
+      const auto* med = faulty_medians(*c, name);
+      if (!med) continue;
+      for (size_t k = 0; k < med->size(); ++k)
+        if ((*med)[k])
+          band.push_back({{"cell", cell}, {"step", int(k)}, {"lo", -*(*med)[k]}, {"hi", *(*med)[k]},
                           {"band", name == std::string("loss_band") ? "single step" : "smoothed (10 steps)"}});
     }
   }
@@ -96,19 +96,19 @@ void trajectory_chart(const json& r, const std::string& id, const std::vector<co
                            spec));
 }
 
-void label_rate_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void label_rate_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   json rows = json::array();
   for (const auto* c : run_cells(r)) {
-    if (!c->contains("by_label")) continue;
+    if (!c->by_label) continue;
     for (const auto& label : k_labels) {
-      const auto& b = (*c)["by_label"][label];
-      if (b["trials"].get<int64_t>() == 0) continue;
+      const label_count& b = c->by_label->at(label);
+      if (b.trials == 0) continue;
       pooled p;
-      p.add(b["detected"], b["trials"]);
+      p.add(b.detected, b.trials);
       json row = rate_fields(p);
-      row["detector"] = (*c)["detector"]["label"], row["label"] = label, row["cell"] = joined_axes(*c, varying_axes(r));
-      row["latency_p50"] = b["latency_p50"];
-      row["text"] = fmt::format("{}/{}", b["detected"].get<int64_t>(), b["trials"].get<int64_t>());
+      row["detector"] = c->detector.label, row["label"] = label, row["cell"] = joined_axes(*c, varying_axes(r));
+      row["latency_p50"] = or_null(b.latency_p50);
+      row["text"] = fmt::format("{}/{}", b.detected, b.trials);
       rows.push_back(row);
     }
   }
@@ -137,7 +137,7 @@ void label_rate_chart(const json& r, const std::string& id, std::vector<chart>& 
 
 }  // namespace
 
-void outcome_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void outcome_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   const auto cells = labelled_cells(r);
   if (cells.empty()) return;
   trajectory_chart(r, id, cells, out);

@@ -15,8 +15,11 @@
 namespace sdc::report {
 namespace {
 
-const std::vector<std::pair<std::string, std::string>> k_bands = {
-    {"large", "large faults"}, {"small", "small faults"}, {"within_noise", "within noise"}, {"masked", "masked"}};
+const std::vector<std::pair<band significance_bands::*, std::string>> k_bands = {
+    {&significance_bands::large, "large faults"},
+    {&significance_bands::small, "small faults"},
+    {&significance_bands::within_noise, "within noise"},
+    {&significance_bands::masked, "masked"}};
 
 json rule_and_point(const json& x_title, const std::string& x_lo = "lo", const std::string& x_hi = "hi") {
   return json::array(
@@ -33,7 +36,7 @@ json rule_and_point(const json& x_title, const std::string& x_lo = "lo", const s
 
 }  // namespace
 
-void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void rate_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   const auto cells = run_cells(r);
   if (cells.empty()) return;
   std::vector<std::string> measures = {"all faults"};
@@ -44,13 +47,14 @@ void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) 
   for (const auto& label : detector_labels(r)) {
     std::map<std::string, pooled> p;
     for (const auto* c : cells) {
-      if ((*c)["detector"]["label"] != label) continue;
-      if (!(*c)["faulty"].is_null()) p["all faults"].add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      if (!(*c)["clean"].is_null() && sets.first(clean_set_of(*c), label)) p["false alarms (clean)"].add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
-      if ((*c).contains("by_significance") && (*c)["by_significance"].is_object())
-        for (const auto& [k, name] : k_bands)
-          if ((*c)["by_significance"].contains(k))
-            p[name].add((*c)["by_significance"][k]["detected"], (*c)["by_significance"][k]["trials"]);
+      if (c->detector.label != label) continue;
+      if (c->faulty) p["all faults"].add(c->faulty->detected.count, c->faulty->detected.trials);
+      if (c->clean && sets.first(c->clean_set, label)) p["false alarms (clean)"].add(c->clean->flagged.count, c->clean->flagged.trials);
+      if (c->by_significance)
+        for (const auto& [member, name] : k_bands) {
+          const band& b = (*c->by_significance).*member;
+          p[name].add(b.detected, b.trials);
+        }
     }
     for (const auto& m : measures) {
       if (!p.count(m) || p[m].trials == 0) continue;
@@ -84,28 +88,28 @@ void rate_charts(const json& r, const std::string& id, std::vector<chart>& out) 
       spec));
 }
 
-void paper_rate_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void paper_rate_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   const auto varying = varying_axes(r);
   json rows = json::array();
   std::vector<std::string> order;
   size_t referenced = 0;
   for (const auto* c : run_cells(r)) {
-    const auto& ref = (*c)["reference"];
-    if (!ref.is_object() || !(ref.contains("faulty.rate") || ref.contains("clean.rate"))) continue;
+    if (!c->reference || !(c->reference->count("faulty.rate") || c->reference->count("clean.rate"))) continue;
+    const auto& ref = *c->reference;
     if (++referenced > 150) continue;
-    const std::string row_label = (*c)["detector"]["label"].get<std::string>() + " — " + joined_axes(*c, varying);
+    const std::string row_label = c->detector.label + " — " + joined_axes(*c, varying);
     order.push_back(row_label);
-    for (const auto& [key, measure, hits] : {std::tuple{"faulty.rate", "detection", "detected"},
-                                             std::tuple{"clean.rate", "false alarms", "flagged"}}) {
-      const std::string block = std::string(key).substr(0, std::string(key).find('.'));
-      if (!ref.contains(key) || (*c)[block].is_null()) continue;
+    const counted_rate* faulty = c->faulty ? &c->faulty->detected : nullptr;
+    const counted_rate* clean = c->clean ? &c->clean->flagged : nullptr;
+    for (const auto& [key, measure, ours] : {std::tuple{"faulty.rate", "detection", faulty}, std::tuple{"clean.rate", "false alarms", clean}}) {
+      if (!ref.count(key) || !ours) continue;
       pooled p;
-      p.add((*c)[block][hits], (*c)[block]["trials"]);
+      p.add(ours->count, ours->trials);
       json m = rate_fields(p);
-      m["row"] = row_label, m["measure"] = measure, m["source"] = "measured", m["detector"] = (*c)["detector"]["label"];
+      m["row"] = row_label, m["measure"] = measure, m["source"] = "measured", m["detector"] = c->detector.label;
       rows.push_back(m);
-      rows.push_back({{"row", row_label}, {"measure", measure}, {"source", "paper"}, {"rate", 100.0 * ref[key].get<double>()},
-                      {"note", ref.value("note", "")}});
+      rows.push_back({{"row", row_label}, {"measure", measure}, {"source", "paper"}, {"rate", 100.0 * published_value(ref, key)},
+                      {"note", published_note(ref)}});
     }
   }
   if (rows.empty()) return;
@@ -132,7 +136,7 @@ void paper_rate_chart(const json& r, const std::string& id, std::vector<chart>& 
                            spec));
 }
 
-void heat_map_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void heat_map_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   auto varying = varying_axes(r);
   const bool has_bit = std::find(varying.begin(), varying.end(), "bit") != varying.end();
   if (!has_bit && varying.size() < 2) return;
@@ -151,21 +155,20 @@ void heat_map_chart(const json& r, const std::string& id, std::vector<chart>& ou
     return fmt::format("{:.0f}", rate);
   };
   for (const auto* c : run_cells(r)) {
-    if ((*c)["faulty"].is_null() || (*c)["faulty"]["trials"].get<int64_t>() == 0) continue;
+    if (!c->faulty || c->faulty->detected.trials == 0) continue;
     pooled p;
-    p.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
+    p.add(c->faulty->detected.count, c->faulty->detected.trials);
     json row = rate_fields(p);
     const std::string panel = rest.empty() ? "" : joined_axes(*c, rest);
-    row["detector"] = (*c)["detector"]["label"], row["x"] = axis_value(*c, x_axis);
-    row["y"] = y_axis.empty() ? "all" : axis_value(*c, y_axis);
+    row["detector"] = c->detector.label, row["x"] = axis_text(*c, x_axis);
+    row["y"] = y_axis.empty() ? "all" : axis_text(*c, y_axis);
     row["panel"] = panel;
     row["label"] = label_of(row["rate"].get<double>());
     rows.push_back(row);
-    const auto& ref = (*c)["reference"];
-    if (ref.is_object() && ref.contains("faulty.rate")) {
+    if (c->reference && c->reference->count("faulty.rate")) {
       any_paper = true;
       json pr = row;
-      pr["rate"] = 100.0 * ref["faulty.rate"].get<double>();
+      pr["rate"] = 100.0 * published_value(*c->reference, "faulty.rate");
       pr["label"] = label_of(pr["rate"].get<double>());
       pr["panel"] = panel.empty() ? "paper" : panel + " — paper";
       pr.erase("lo"), pr.erase("hi"), pr.erase("hits"), pr.erase("trials");

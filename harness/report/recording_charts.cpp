@@ -14,35 +14,36 @@ namespace sdc::report {
 namespace {
 
 // The recordings' varying axes: the suite's, as for cells.
-std::string series_of(const json& r, const json& rec) { return joined_axes(rec, varying_axes(r)); }
+std::string series_of(const result_set& r, const recording_record& rec) { return joined_axes(rec, varying_axes(r)); }
 
-// Calls f(kind, index, value) for each non-null `stat` of a series' clean and faulty arrays.
+// Calls f(kind, index, value) for each non-null value of a series' clean and
+// faulty `stat` (series_stats::median, ::mean).
 template <class F>
-void each_point(const json& series, const char* stat, F&& f) {
-  for (const char* kind : {"clean", "faulty"}) {
-    const json& k = series[kind];
-    if (k.is_null()) continue;
-    for (size_t i = 0; i < k[stat].size(); ++i)
-      if (k[stat][i].is_number()) f(std::string(kind), int(i), k[stat][i]);
+void each_point(const series_entry& series, std::vector<std::optional<double>> series_stats::*stat, F&& f) {
+  for (const auto& [kind, k] : {std::pair{"clean", &series.clean}, std::pair{"faulty", &series.faulty}}) {
+    if (!*k) continue;
+    const auto& values = (**k).*stat;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i]) f(std::string(kind), int(i), *values[i]);
   }
 }
 
 }  // namespace
 
-void histogram_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void histogram_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   json rows = json::array();
   std::set<std::string> series;
   std::string params;
-  for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
-    const auto& p = rec["recorder"]["params"];
+  for (const auto& rec : r.recordings) {
+    if (rec.skipped || rec.series_list.empty()) continue;
+    const json& p = rec.recorder.params;
     if (!p.contains("bins") || !p.contains("lo") || !p.contains("hi")) continue;
     const double lo = p["lo"], hi = p["hi"], bins = p["bins"];
     params = fmt::format("{} bins over [{}, {})", bins, lo, hi);
     const std::string s = series_of(r, rec);
-    for (const auto& sr : rec["series"]) {
-      if (sr["over"] != "bin") continue;
-      each_point(sr, "mean", [&](const std::string& kind, int b, const json& v) {
+    for (const auto& sr : rec.series_list) {
+      if (sr.over != "bin") continue;
+      each_point(sr, &series_stats::mean, [&](const std::string& kind, int b, double v) {
         series.insert(s);
         rows.push_back({{"series", s}, {"kind", kind}, {"lo", lo + b * (hi - lo) / bins}, {"hi", lo + (b + 1) * (hi - lo) / bins}, {"count", v}});
       });
@@ -73,19 +74,18 @@ void histogram_charts(const json& r, const std::string& id, std::vector<chart>& 
                            spec));
 }
 
-void step_series_charts(const json& r, const std::string& id, std::vector<chart>& out) {
+void step_series_charts(const result_set& r, const std::string& id, std::vector<chart>& out) {
   std::map<std::string, json> by_recorder;  // recorder label -> rows
   std::map<std::string, std::set<std::string>> series_of_recorder;
-  for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
-    const std::string label = rec["recorder"]["label"];
+  for (const auto& rec : r.recordings) {
+    if (rec.skipped || rec.series_list.empty()) continue;
+    const std::string& label = rec.recorder.label;
     const std::string s = series_of(r, rec);
-    for (const auto& sr : rec["series"]) {
-      if (sr["over"] != "step") continue;
-      const bool of_rank = !sr["rank"].is_null();
-      const std::string metric = sr["name"].get<std::string>() + (of_rank ? " of each rank" : "");
-      const std::string series = of_rank ? s + " · rank " + std::to_string(sr["rank"].get<int>()) : s;
-      each_point(sr, "median", [&](const std::string& kind, int step, const json& v) {
+    for (const auto& sr : rec.series_list) {
+      if (sr.over != "step") continue;
+      const std::string metric = sr.name + (sr.rank ? " of each rank" : "");
+      const std::string series = sr.rank ? s + " · rank " + std::to_string(*sr.rank) : s;
+      each_point(sr, &series_stats::median, [&](const std::string& kind, int step, double v) {
         series_of_recorder[label].insert(series);
         by_recorder[label].push_back({{"metric", metric}, {"series", series}, {"kind", kind}, {"step", step}, {"value", v}});
       });

@@ -112,8 +112,8 @@ size_t write_report(const report_request& req, const std::string& dir) {
   body += req.lead_html + figures_html(req.lead_charts);
   size_t n_charts = req.lead_charts.size();
   for (const auto& s : req.sections) {
-    const auto charts = charts_of(*s.result, s.id);  // the charts read the JSON still
-    const result_set r = parse_result_set(*s.result, s.file);
+    const result_set& r = *s.result;
+    const auto charts = charts_of(r, s.id);
     n_charts += charts.size();
     const std::string& name = r.suite.name;
     toc += fmt::format("<li><a href=\"#{}\">{}</a> <span class=\"note\">({}, {} charts)</span></li>\n", s.id, html_escape(name),

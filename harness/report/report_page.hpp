@@ -13,7 +13,7 @@ namespace sdc {
 
 struct report_section {
   std::string file;                 // the result set's path, as given
-  const nlohmann::json* result = nullptr;
+  const result_set* result = nullptr;
   std::string id;                   // unique, [a-z0-9-]: prefixes its charts' ids
 };
 

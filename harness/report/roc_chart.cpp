@@ -14,13 +14,12 @@
 
 namespace sdc::report {
 
-void roc_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void roc_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   std::map<std::string, std::vector<std::string>> by_name;
   std::vector<std::string> names;
-  for (const auto& d : r["suite"]["detectors"]) {
-    const std::string name = d["name"];
-    if (!by_name.count(name)) names.push_back(name);
-    by_name[name].push_back(d["label"]);
+  for (const auto& d : r.suite.detectors) {
+    if (!by_name.count(d.name)) names.push_back(d.name);
+    by_name[d.name].push_back(d.label);
   }
   const auto varying = varying_axes(r);
   const bool by_dtype = std::find(varying.begin(), varying.end(), "dtype") != varying.end();
@@ -30,13 +29,13 @@ void roc_chart(const json& r, const std::string& id, std::vector<chart>& out) {
     std::map<std::string, std::map<std::string, std::pair<pooled, pooled>>> acc;  // stratum -> label -> (faulty, clean)
     clean_pool sets;  // a clean set its cells share counts once
     for (const auto* c : run_cells(r)) {
-      const std::string label = (*c)["detector"]["label"];
+      const std::string& label = c->detector.label;
       if (std::find(by_name[name].begin(), by_name[name].end(), label) == by_name[name].end()) continue;
-      if ((*c)["faulty"].is_null() || (*c)["clean"].is_null()) continue;
-      const std::string stratum = by_dtype ? axis_value(*c, "dtype") : "all cells";
+      if (!c->faulty || !c->clean) continue;
+      const std::string stratum = by_dtype ? axis_text(*c, "dtype") : "all cells";
       auto& [f, cl] = acc[stratum][label];
-      f.add((*c)["faulty"]["detected"], (*c)["faulty"]["trials"]);
-      if (sets.first(clean_set_of(*c), stratum + "\n" + label)) cl.add((*c)["clean"]["flagged"], (*c)["clean"]["trials"]);
+      f.add(c->faulty->detected.count, c->faulty->detected.trials);
+      if (sets.first(c->clean_set, stratum + "\n" + label)) cl.add(c->clean->flagged.count, c->clean->flagged.trials);
     }
     for (const auto& [stratum, points] : acc) {
       if (points.size() < 2) continue;

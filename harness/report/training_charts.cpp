@@ -22,7 +22,7 @@ std::optional<int> fault_step(const std::string& when) {
 
 }  // namespace
 
-void timeline_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void timeline_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   const auto whens = axis_values(r, "when");
   const auto steps = axis_values(r, "steps");
   if (whens.size() != 1 || steps.size() != 1 || !fault_step(whens[0])) return;
@@ -30,12 +30,11 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
   const int n_steps = std::stoi(steps[0]);
   json alarms = json::array();
   for (const auto* c : run_cells(r)) {
-    const auto& f = (*c)["faulty"];
-    if (f.is_null() || !f.contains("latency_steps") || f["latency_steps"]["detections"].get<int64_t>() == 0) continue;
-    const auto& l = f["latency_steps"];
-    alarms.push_back({{"detector", (*c)["detector"]["label"]}, {"cell", joined_axes(*c, varying_axes(r))},
-                      {"first", k + l["p50"].get<double>()}, {"last", k + l["max"].get<double>()},
-                      {"detections", l["detections"]}, {"trials", f["trials"]}});
+    if (!c->faulty || c->faulty->latency_steps.detections == 0) continue;
+    const latency& l = c->faulty->latency_steps;
+    alarms.push_back({{"detector", c->detector.label}, {"cell", joined_axes(*c, varying_axes(r))},
+                      {"first", k + l.p50.value()}, {"last", k + l.max.value()},
+                      {"detections", l.detections}, {"trials", c->faulty->detected.trials}});
   }
   if (alarms.empty()) return;
   const json x_scale = {{"domain", {-0.5, n_steps - 0.5}}};
@@ -63,16 +62,16 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
                     fmt::format("fault injected at step {} (red dashed line) of {}", k, n_steps));
   json panels = json::array();
   json loss = json::array();
-  for (const auto& rec : array_of(r, "recordings")) {
-    if (!rec["skipped"].is_null() || !rec.contains("series")) continue;
-    for (const auto& sr : rec["series"]) {
-      if (sr["name"] != "loss" || sr["over"] != "step" || !sr["rank"].is_null()) continue;
-      for (const char* kind : {"clean", "faulty"}) {
-        if (sr[kind].is_null()) continue;
-        const json& med = sr[kind]["median"];
+  for (const auto& rec : r.recordings) {
+    if (rec.skipped) continue;
+    for (const auto& sr : rec.series_list) {
+      if (sr.name != "loss" || sr.over != "step" || sr.rank) continue;
+      for (const auto& [kind, stats] : {std::pair{"clean", &sr.clean}, std::pair{"faulty", &sr.faulty}}) {
+        if (!*stats) continue;
+        const auto& med = (*stats)->median;
         for (size_t step = 0; step < med.size(); ++step)
-          if (med[step].is_number())
-            loss.push_back({{"kind", kind}, {"step", int(step)}, {"loss", med[step]},
+          if (med[step])
+            loss.push_back({{"kind", kind}, {"step", int(step)}, {"loss", *med[step]},
                             {"series", joined_axes(rec, varying_axes(r)) + " · " + kind}});
       }
     }
@@ -99,18 +98,17 @@ void timeline_chart(const json& r, const std::string& id, std::vector<chart>& ou
       spec));
 }
 
-void localization_chart(const json& r, const std::string& id, std::vector<chart>& out) {
+void localization_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
   json rows = json::array(), lat = json::array();
   for (const auto& label : detector_labels(r)) {
     pooled loc;
     for (const auto* c : run_cells(r)) {
-      if ((*c)["detector"]["label"] != label || (*c)["faulty"].is_null()) continue;
-      const auto& f = (*c)["faulty"];
-      if (f.contains("localization")) loc.add(f["localization"]["right"], f["localization"]["trials"]);
-      if (f.contains("latency_steps") && f["latency_steps"]["detections"].get<int64_t>() > 0)
-        for (const char* q : {"p50", "max"})
-          lat.push_back({{"detector", label}, {"statistic", q == std::string("p50") ? "median" : "maximum"},
-                         {"latency", f["latency_steps"][q]}, {"cell", joined_axes(*c, varying_axes(r))}});
+      if (c->detector.label != label || !c->faulty) continue;
+      const faulty_side& f = *c->faulty;
+      loc.add(f.localization.count, f.localization.trials);
+      if (f.latency_steps.detections > 0)
+        for (const auto& [statistic, value] : {std::pair{"median", &f.latency_steps.p50}, std::pair{"maximum", &f.latency_steps.max}})
+          lat.push_back({{"detector", label}, {"statistic", statistic}, {"latency", or_null(*value)}, {"cell", joined_axes(*c, varying_axes(r))}});
     }
     if (loc.trials == 0) continue;
     json row = rate_fields(loc);
@@ -148,13 +146,12 @@ void localization_chart(const json& r, const std::string& id, std::vector<chart>
                            spec));
 }
 
-void overhead_chart(const json& r, const std::string& id, std::vector<chart>& out) {
-  const json& timing = array_of(r, "timing");
-  if (timing.empty()) return;
+void overhead_chart(const result_set& r, const std::string& id, std::vector<chart>& out) {
+  if (r.timing.empty()) return;
   std::map<std::string, std::pair<double, double>> sums;
-  for (const auto& t : timing) {
-    auto& [d, k] = sums[t["detector"].get<std::string>()];
-    d += t["detector_seconds"].get<double>(), k += t["kernel_seconds"].get<double>();
+  for (const auto& t : r.timing) {
+    auto& [d, k] = sums[t.detector];
+    d += t.detector_seconds, k += t.kernel_seconds;
   }
   json rows = json::array();
   for (const auto& label : detector_labels(r))

@@ -67,8 +67,6 @@ std::string brief_table(const result_set& r) {
          throughput_line(r);
 }
 
-std::string brief_table(const nlohmann::json& result) { return brief_table(parse_result_set(result, "the result set")); }
-
 std::string throughput_line(const result_set& r) {
   const provenance_block& p = r.provenance;
   if (!p.rate) return "";

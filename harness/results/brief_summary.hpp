@@ -1,7 +1,6 @@
 // `show --brief`: one line per detector, its counts pooled over every cell it
 // ran (the main job's summary).
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness/results/result_set_reader.hpp"
@@ -9,8 +8,6 @@
 namespace sdc {
 
 std::string brief_table(const result_set& result);
-// The same, for the command line's show, which holds the document: typed here first.
-std::string brief_table(const nlohmann::json& result);
 // "throughput: N trials per second per core (...)" (training: episodes per
 // hour per core) from provenance.throughput; "" when the set has none.
 std::string throughput_line(const result_set& result);

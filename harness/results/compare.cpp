@@ -152,12 +152,4 @@ compare_summary compare_detectors(const result_set& r, const std::string& first,
   return s;
 }
 
-compare_summary compare_results(const json& a, const json& b, double alpha) {
-  return compare_results(parse_result_set(a, "A"), parse_result_set(b, "B"), alpha);
-}
-
-compare_summary compare_detectors(const json& r, const std::string& first, const std::string& second, double alpha) {
-  return compare_detectors(parse_result_set(r, "the result set"), first, second, alpha);
-}
-
 }  // namespace sdc

@@ -143,7 +143,7 @@ json migrate_result_set(const json& old, const std::string& file) {
   return migrate_valid(old, file);
 }
 
-json load_result_set(const std::string& file) {
+json load_result_document(const std::string& file) {
   json j = read_json_file(file);
   if (auto p = validate_result_set(j); !p.empty()) throw input_error(file, p.front(), "expected a valid result set");
   return j["schema"] == k_result_schema ? j : migrate_valid(j, file);  // validated once above, not again

@@ -132,6 +132,4 @@ std::string show_table(const result_set& r) {
   return out;
 }
 
-std::string show_table(const nlohmann::json& result) { return show_table(parse_result_set(result, "the result set")); }
-
 }  // namespace sdc

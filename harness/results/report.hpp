@@ -11,9 +11,6 @@
 namespace sdc {
 
 std::string show_table(const result_set& result);
-// The same, for a caller holding the document (a run's output, the command
-// line's show): typed here first.
-std::string show_table(const nlohmann::json& result);
 
 // Axes with more than one value in the suite, in the workload's axis order
 // (the order of the cell key); none when the set has no cells.
@@ -47,8 +44,5 @@ struct compare_summary {
 compare_summary compare_results(const result_set& a, const result_set& b, double alpha);
 // Two detectors of one result set, per cell: McNemar on the faulty trials.
 compare_summary compare_detectors(const result_set& r, const std::string& first, const std::string& second, double alpha);
-// The same, for the command line's compare, which holds the documents: typed here first.
-compare_summary compare_results(const nlohmann::json& a, const nlohmann::json& b, double alpha);
-compare_summary compare_detectors(const nlohmann::json& r, const std::string& first, const std::string& second, double alpha);
 
 }  // namespace sdc

@@ -52,10 +52,11 @@ const char* result_schema_text_v4();
 // not a valid version 1, 2 or 3 set.
 nlohmann::json migrate_result_set(const nlohmann::json& old, const std::string& file);
 
-// Reads and validates a result set of any version and returns it as version 4
-// (what show, compare, report and reproduce read). input_error naming the
+// Reads and validates a result set of any version and returns the document as
+// version 4 (what the typed reader, result_set_reader.hpp's load_result_set,
+// types; the Python module hands it over as it is). input_error naming the
 // file and the first problem when it is not valid.
-nlohmann::json load_result_set(const std::string& file);
+nlohmann::json load_result_document(const std::string& file);
 
 // Merges shards of one run into what an unsharded run writes. input_error when
 // the shards do not belong together or do not cover every index once.

@@ -153,6 +153,6 @@ void erase_axis(nlohmann::json& raw_record, const std::string& name) {
   if (const auto it = raw_record.find("axes"); it != raw_record.end() && it->is_object()) it->erase(name);
 }
 
-result_set read_result_set(const std::string& file) { return parse_result_set(load_result_set(file), file); }
+result_set load_result_set(const std::string& file) { return parse_result_set(load_result_document(file), file); }
 
 }  // namespace sdc

@@ -223,9 +223,10 @@ struct result_set {
 };
 
 // Reads, validates and migrates a result set of any version (as
-// load_result_set, result_set.hpp, which returns the JSON document) and types
-// it. input_error naming the file and the first problem when it is not valid.
-result_set read_result_set(const std::string& file);
+// load_result_document, result_set.hpp, which returns the JSON document) and
+// types it: how show, compare, report and the Python module's compare read a
+// set. input_error naming the file and the first problem when it is not valid.
+result_set load_result_set(const std::string& file);
 // Types a valid document (a run's output, a set read by the caller): a
 // version 1 to 3 set is migrated to 4 first (migrate_result_set). `file`
 // names it in errors. input_error naming the file and the field's JSON path

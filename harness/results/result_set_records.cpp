@@ -75,8 +75,6 @@ std::vector<series_entry> parse_series(const json_field& r, const char* name) {
   return out;
 }
 
-std::optional<std::string> parse_clean_set(const json_field& r) { return r["clean_set"].string_or_null(); }
-
 const std::string* record_axis(const axis_values& axes, const std::string& name) {
   for (const auto& [n, v] : axes)
     if (n == name) return &v;
@@ -86,6 +84,21 @@ const std::string* record_axis(const axis_values& axes, const std::string& name)
 std::optional<double> find_metric(const metric_map& m, const std::string& name) {
   const auto it = m.find(name);
   return it == m.end() ? std::nullopt : it->second;
+}
+
+// What a cell's and a recording's entries start with: where they ran (cell,
+// key, axes), what ran there (`ran`: the detector or the recorder, the
+// entry's field `ran_field`), the reason it was skipped and its clean set.
+template <class Record>
+Record parse_record_head(const json_field& f, const std::vector<std::string>& axis_order, component Record::*ran, const char* ran_field) {
+  Record r;
+  r.cell = f["cell"].integer();
+  r.key = f["key"].str();
+  r.axes = parse_axes(f["axes"], axis_order);
+  r.*ran = parse_component(f[ran_field]);
+  r.skipped = f["skipped"].string_or_null();
+  r.clean_set = f["clean_set"].string_or_null();
+  return r;
 }
 
 }  // namespace
@@ -99,13 +112,7 @@ component parse_component(const json_field& f) {
 }
 
 cell_record parse_cell(const json_field& c, const std::vector<std::string>& axis_order) {
-  cell_record r;
-  r.cell = c["cell"].integer();
-  r.key = c["key"].str();
-  r.axes = parse_axes(c["axes"], axis_order);
-  r.detector = parse_component(c["detector"]);
-  r.skipped = c["skipped"].string_or_null();
-  r.clean_set = parse_clean_set(c);
+  cell_record r = parse_record_head(c, axis_order, &cell_record::detector, "detector");
   if (const auto f = c.optional("faulty")) r.faulty = parse_faulty(*f);
   if (const auto f = c.optional("clean")) r.clean = parse_clean(*f);
   if (const auto b = c.optional("by_significance"))
@@ -134,13 +141,7 @@ cell_record parse_cell(const json_field& c, const std::vector<std::string>& axis
 }
 
 recording_record parse_recording(const json_field& c, const std::vector<std::string>& axis_order) {
-  recording_record r;
-  r.cell = c["cell"].integer();
-  r.key = c["key"].str();
-  r.axes = parse_axes(c["axes"], axis_order);
-  r.recorder = parse_component(c["recorder"]);
-  r.skipped = c["skipped"].string_or_null();
-  r.clean_set = parse_clean_set(c);
+  recording_record r = parse_record_head(c, axis_order, &recording_record::recorder, "recorder");
   if (const auto m = c.optional("metrics")) r.metrics = m->metric_map();
   if (const auto e = c.optional("episodes")) {
     r.episodes.emplace();

@@ -30,7 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   else sdc::fuzz::refused_or_read([&] { typed = sdc::parse_result_set(r, path); });
   if (typed) {
     (void)sdc::show_table(*typed);
-    (void)sdc::show_table(r);  // the command line's entry, which holds the document
     (void)sdc::brief_table(*typed);
     (void)sdc::recording_summary_table(*typed);
     (void)sdc::compare_results(*typed, *typed, 0.05).table;
