@@ -61,7 +61,7 @@ template <class T>
 void check_level(sdc::simd_level level) {
   const auto& k = sdc::reduction_kernels_for<T>(level);
   for (int64_t n : k_lengths) {
-    SCOPED_TRACE(testing::Message() << sdc::simd_name(level) << " n=" << n << " " << (sizeof(T) == 4 ? "fp32" : "fp64"));
+    SCOPED_TRACE(::testing::Message() << sdc::simd_name(level) << " n=" << n << " " << (sizeof(T) == 4 ? "fp32" : "fp64"));
     const auto x = data<T>(n, 1), w = data<T>(n, 2, 100.0), y = data<T>(n, 3);
     T s = -1, sw = -1, d1 = -1, d2 = -1;
     k.sum_and_weighted(x.data(), w.data(), n, &s, &sw);
@@ -214,7 +214,7 @@ void check_signed_zero_tails(sdc::simd_level l) {
   const auto& k = sdc::reduction_kernels_for<T>(l);
   const T tiny = std::numeric_limits<T>::denorm_min();
   for (int64_t n : {int64_t(1), int64_t(5), int64_t(reduction_lanes<T> + 5), int64_t(3 * reduction_lanes<T> - 1)}) {
-    SCOPED_TRACE(testing::Message() << sdc::simd_name(l) << " n=" << n);
+    SCOPED_TRACE(::testing::Message() << sdc::simd_name(l) << " n=" << n);
     const std::vector<T> x(size_t(n), tiny), w(size_t(n), -tiny), zeros(size_t(n), T(-0.0));
     T s = 1, sw = 1, d1 = 1, d2 = 1;
     k.sum_and_weighted(x.data(), w.data(), n, &s, &sw);
