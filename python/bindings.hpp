@@ -12,6 +12,7 @@ void bind_injectors(pybind11::module_& m);
 void bind_detectors(pybind11::module_& m);
 void bind_results(pybind11::module_& m);
 void bind_monitor(pybind11::module_& m);
+void bind_block_scaled(pybind11::module_& m);
 
 // A numpy array's values as doubles (any real dtype; copied, C order) and its shape.
 struct array_values {

@@ -27,4 +27,5 @@ PYBIND11_MODULE(_sdcbench, m) {
   sdc::python::bind_detectors(m);
   sdc::python::bind_results(m);
   sdc::python::bind_monitor(m);
+  sdc::python::bind_block_scaled(m);
 }

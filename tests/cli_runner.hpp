@@ -68,6 +68,11 @@ inline nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-inline std::string test_data(const std::string& rel) { return std::string(SDCBENCH_TEST_DATA) + "/" + rel; }
+// Appended, not operator+: in some unity files GCC 12 warns falsely (-Warray-bounds) on the concatenation.
+inline std::string test_data(const std::string& rel) {
+  std::string path = SDCBENCH_TEST_DATA;
+  path.append("/").append(rel);
+  return path;
+}
 
 }  // namespace sdc::testing

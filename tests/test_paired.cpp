@@ -18,7 +18,7 @@ namespace {
 
 using json = nlohmann::json;
 
-json suite_block() {
+json paired_suite_json() {
   return {{"seed", 7}, {"axes", {{"policy", {"A", "B", "C"}}, {"forks", {"4"}}}},
           {"compare", {{"axis", "policy"}, {"recorder", "curve"}, {"clusters", "forks"}}}};
 }
@@ -37,7 +37,7 @@ TEST(Paired, ASharedShiftIsFoundThroughTheEpisodeSpread) {
     a.push_back(episode), b.push_back(episode + 0.5 + 0.05 * z(g)), c.push_back(episode + 0.05 * z(g));
   }
   const json recs = {recording("A", a), recording("B", b), recording("C", c)};
-  const json out = paired_comparisons(suite_block(), recs);
+  const json out = paired_comparisons(paired_suite_json(), recs);
   ASSERT_EQ(out["groups"].size(), 1u);
   const json& g0 = out["groups"][0];
   EXPECT_EQ(g0["units"], 40);
@@ -54,15 +54,15 @@ TEST(Paired, ASharedShiftIsFoundThroughTheEpisodeSpread) {
   EXPECT_LT(ca["ci95"][0].get<double>(), 0);
   EXPECT_GT(ca["ci95"][1].get<double>(), 0);
   // The same numbers whatever the recordings' order.
-  EXPECT_EQ(paired_comparisons(suite_block(), json{recs[2], recs[0], recs[1]}), out);
+  EXPECT_EQ(paired_comparisons(paired_suite_json(), json{recs[2], recs[0], recs[1]}), out);
 }
 
 TEST(Paired, UnitsNeedANumberUnderEveryValueAndNoCompareBlockGivesNull) {
   std::vector<json> a = {1.0, 2.0, nullptr, 4.0}, b = {1.5, 2.5, 3.5, 4.5}, c = {1.0, 2.0, 3.0, nullptr};
-  const json out = paired_comparisons(suite_block(), json{recording("A", a), recording("B", b), recording("C", c)});
+  const json out = paired_comparisons(paired_suite_json(), json{recording("A", a), recording("B", b), recording("C", c)});
   EXPECT_EQ(out["groups"][0]["units"], 2);  // trials 0 and 1
   EXPECT_DOUBLE_EQ(out["groups"][0]["metrics"]["m"]["differences"][0]["mean"].get<double>(), 0.5);
-  json plain = suite_block();
+  json plain = paired_suite_json();
   plain["compare"] = nullptr;
   EXPECT_TRUE(paired_comparisons(plain, json::array()).is_null());
 }
@@ -77,7 +77,7 @@ TEST(Paired, TheIntervalIsStudentsTOverTheClusterMeans) {
     const double shift = t % 4 == 0 ? 10.0 : 0.0;  // cluster 0 (trials 0, 4, 8, ...)
     a.push_back(shift + 0.001 * t), b.push_back(shift + 0.001 * t + (t % 4 == 1 ? 1.0 : 0.0));
   }
-  json s = suite_block();
+  json s = paired_suite_json();
   s["axes"]["policy"] = {"A", "B"};
   const json out = paired_comparisons(s, json{recording("A", a), recording("B", b)});
   EXPECT_EQ(out["method"], k_paired_method);
@@ -100,7 +100,7 @@ TEST(Paired, TheIntervalIsStudentsTOverTheClusterMeans) {
 
 // One cluster carries no interval (C - 1 = 0 degrees of freedom): null, not a number.
 TEST(Paired, OneClusterGivesANullInterval) {
-  json s = suite_block();
+  json s = paired_suite_json();
   s["axes"]["policy"] = {"A", "B"};
   s["axes"]["forks"] = {"1"};
   json ra = recording("A", {1.0, 2.0, 3.0}), rb = recording("B", {1.5, 2.5, 3.5});

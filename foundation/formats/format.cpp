@@ -32,11 +32,32 @@ uint64_t double_bits(double v) { return std::bit_cast<uint64_t>(v); }
 
 int max_biased_exp(const format& f) { return (1 << f.exp_bits) - 1; }
 
-uint64_t encode_float(const format& f, double v) {
+// E8M0 (the MX shared scale): no sign, zero or mantissa. Positive values go to
+// the nearest power of two (a tie, 1.5 * 2^e, up); below 2^-127 to 2^-127;
+// past 2^127 NaN, as microxcaling's overflowing shared exponent
+// (mx/mx_ops.py::_quantize_mx), or 2^127 when saturating. NaN, inf, zero and
+// negative values have no code but NaN.
+uint64_t encode_e8m0(double v, bool saturate) {
+  if (!(v > 0) || std::isinf(v)) return 0xff;
+  int e;
+  const double m = 2 * std::frexp(v, &e);  // v = m * 2^(e - 1), m in [1, 2)
+  int ex = e - 1 + (m >= 1.5 ? 1 : 0);
+  if (ex < -127) ex = -127;
+  if (ex > 127) return saturate ? 0xfe : 0xff;
+  return uint64_t(ex + 127);
+}
+
+uint64_t encode_float(const format& f, double v, tie_rule ties, bool saturate) {
+  if (f.specials == ss::e8m0) return encode_e8m0(v, saturate);
   const uint64_t db = double_bits(v);
   const uint64_t sign = (db >> 63) << f.sign_bit();
   const uint64_t all_ones_exp = uint64_t(max_biased_exp(f)) << f.mant_bits;
   const uint64_t frac_mask = (1ull << f.mant_bits) - 1;
+  const uint64_t max_code = f.specials == ss::ieee ? (all_ones_exp - (1ull << f.mant_bits)) | frac_mask
+                            : f.specials == ss::fn  ? all_ones_exp | (frac_mask - 1)
+                                                    : all_ones_exp | frac_mask;
+  if (f.specials == ss::finite && std::isnan(v)) return max_code;  // satfinite: NaN -> +max
+  if (f.specials == ss::finite && std::isinf(v)) return sign | max_code;
   if (std::isnan(v)) {
     if (f.specials == ss::fn) return sign | all_ones_exp | frac_mask;
     // Keep the top payload bits, set the quiet bit (as IEEE 754 and x86 F16C do).
@@ -72,7 +93,7 @@ uint64_t encode_float(const format& f, double v) {
       const uint64_t rem = s == 64 ? sig : (sig & ((1ull << s) - 1));
       const uint64_t half = 1ull << (s - 1);
       n = kept;
-      if (rem > half || (rem == half && (kept & 1))) ++n;
+      if (rem > half || (rem == half && (ties == tie_rule::away || (kept & 1)))) ++n;
     }
   }
   int qq = q;
@@ -83,17 +104,21 @@ uint64_t encode_float(const format& f, double v) {
   if (n < (1ull << f.mant_bits)) return sign | n;  // subnormal (or zero)
   const int64_t biased = int64_t(qq) + f.mant_bits + f.bias;
   const uint64_t frac = n - (1ull << f.mant_bits);
-  const bool overflow = f.specials == ss::ieee
-                            ? biased >= max_biased_exp(f)
-                            : (biased > max_biased_exp(f) ||
-                               (biased == max_biased_exp(f) && frac == frac_mask));
+  const bool overflow = f.specials == ss::ieee ? biased >= max_biased_exp(f)
+                        : f.specials == ss::fn
+                            ? (biased > max_biased_exp(f) || (biased == max_biased_exp(f) && frac == frac_mask))
+                            : biased > max_biased_exp(f);
   if (overflow) {
+    if (saturate || f.specials == ss::finite) return sign | max_code;
     return f.specials == ss::fn ? (sign | all_ones_exp | frac_mask) : (sign | all_ones_exp);
   }
   return sign | (uint64_t(biased) << f.mant_bits) | frac;
 }
 
 double decode_float(const format& f, uint64_t bits) {
+  if (f.specials == ss::e8m0) {
+    return bits == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(bits) - 127);
+  }
   const bool neg = (bits >> f.sign_bit()) & 1;
   const int biased = int((bits >> f.mant_bits) & uint64_t(max_biased_exp(f)));
   const uint64_t frac = bits & ((1ull << f.mant_bits) - 1);
@@ -128,12 +153,15 @@ double format::unit_roundoff() const {
 }
 double format::max_finite() const {
   if (!is_float()) return int_max(*this);
+  if (specials == ss::e8m0) return std::ldexp(1.0, 127);
   const int top_biased = specials == ss::ieee ? (1 << exp_bits) - 2 : (1 << exp_bits) - 1;
-  const uint64_t frac = specials == ss::ieee ? (1ull << mant_bits) - 1 : (1ull << mant_bits) - 2;
+  const uint64_t frac = specials == ss::fn ? (1ull << mant_bits) - 2 : (1ull << mant_bits) - 1;
   return decode(*this, (uint64_t(top_biased) << mant_bits) | frac);
 }
-double format::min_normal() const { return std::ldexp(1.0, 1 - bias); }
-double format::min_subnormal() const { return std::ldexp(1.0, 1 - bias - mant_bits); }
+double format::min_normal() const { return std::ldexp(1.0, specials == ss::e8m0 ? -bias : 1 - bias); }
+double format::min_subnormal() const {
+  return specials == ss::e8m0 ? min_normal() : std::ldexp(1.0, 1 - bias - mant_bits);
+}
 
 std::span<const format> all_formats() { return k_formats; }
 
@@ -155,7 +183,8 @@ const format& u8() { return format_by_name("u8"); }
 const format& s32() { return format_by_name("s32"); }
 
 bool is_nan_bits(const format& f, uint64_t bits) {
-  if (!f.is_float()) return false;
+  if (!f.is_float() || f.specials == ss::finite) return false;
+  if (f.specials == ss::e8m0) return (bits & 0xff) == 0xff;
   const uint64_t exp = (bits >> f.mant_bits) & uint64_t(max_biased_exp(f));
   const uint64_t frac = bits & ((1ull << f.mant_bits) - 1);
   if (exp != uint64_t(max_biased_exp(f))) return false;
@@ -163,19 +192,22 @@ bool is_nan_bits(const format& f, uint64_t bits) {
 }
 
 bool is_inf_bits(const format& f, uint64_t bits) {
-  if (!f.is_float() || f.specials == ss::fn) return false;
+  if (!f.is_float() || f.specials != ss::ieee) return false;
   const uint64_t exp = (bits >> f.mant_bits) & uint64_t(max_biased_exp(f));
   const uint64_t frac = bits & ((1ull << f.mant_bits) - 1);
   return exp == uint64_t(max_biased_exp(f)) && frac == 0;
 }
 
-uint64_t encode(const format& f, double v) {
+uint64_t encode(const format& f, double v) { return encode_rounded(f, v, tie_rule::even, false); }
+
+uint64_t encode_rounded(const format& f, double v, tie_rule ties, bool saturate) {
   if (f.kind == fk::ieee_float) {
     if (f.bits == 64) return double_bits(v);
-    return encode_float(f, v);
+    return encode_float(f, v, ties, saturate);
   }
   if (std::isnan(v)) return 0;
-  double r = std::nearbyint(v);  // default rounding mode: nearest, ties to even
+  // nearbyint: the default rounding mode, nearest with ties to even.
+  double r = ties == tie_rule::away ? std::round(v) : std::nearbyint(v);
   if (r < int_min(f)) r = int_min(f);
   if (r > int_max(f)) r = int_max(f);
   return uint64_t(int64_t(r)) & f.mask();

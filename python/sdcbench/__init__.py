@@ -5,6 +5,8 @@ injection record or a verdict from Python has the fields (and the bits) the
 C++ campaigns give. Arrays are numpy arrays or torch tensors on the CPU.
 
     inject(x, "bf16", fault="bitflip", bit="exp1", seed=7)   # in place; records
+    q = quantize(x, "mxfp8_e4m3", axis=-1)                      # codes, scales, tensor scale
+    dequantize(q); inject(q, "block_scale", bit="exp1")         # faults in codes and scales
     check_gemm(A, B, C, dtype="fp32", detector="vabft")        # sdcbench check-gemm
     stat("folding_w1", log_norms)                               # 000's tests
     feature_value(max_g2, variant="mindspore")                  # 003's check over steps
@@ -24,7 +26,7 @@ import json as _json
 import numpy as _np
 
 from . import _sdcbench
-from ._sdcbench import formats, stat_names
+from ._sdcbench import block_formats, formats, stat_names
 
 __version__ = _sdcbench.version
 
@@ -60,8 +62,38 @@ def inject(x, format, fault="bitflip", bit="none", site="uniform", seed=0):
     """Injects a fault into x in place: the fault model, bit and site rule as
     on a suite's axes (fault, bit, site), drawn from a stream seeded by `seed`.
     bf16/fp16 tensors (or numpy float16, or 16-bit patterns) keep every bit,
-    NaN payloads included. Returns the injection records (one per element)."""
+    NaN payloads included. Returns the injection records (one per element).
+    On a quantize() result, `format` names the part: "code", "block_scale" or
+    "tensor_scale" (bits named per element or scale type); the records add
+    "part", "moved" (the elements whose value changed), "old_values" and
+    "new_values"."""
+    if isinstance(x, dict) and "codes" in x:
+        return _inject_block(x, format, fault, bit, site, seed)
     return _sdcbench.inject(_numpy_view(x, format), format, fault, bit, site, seed)
+
+
+def quantize(x, format, axis=-1, rounding=None, scale_rule="floor"):
+    """Quantizes a 1-D or 2-D array (as float32) to a block-scaled format
+    (block_formats(): mxfp8_e4m3, ..., mxint8, nvfp4) in blocks along `axis`.
+    rounding: None (the original's: ties away for MX, even for NVFP4),
+    "ties_away" or "even"; scale_rule: "floor" (microxcaling) or "rceil".
+    Returns {"format", "codes" (uint8, x's shape), "scales" (uint8, one per
+    block), "tensor_scale" (NVFP4's FP32 decode scale; 1 otherwise), "axis"}."""
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        x = x.detach().to(torch.float32).cpu().numpy()
+    return _sdcbench.quantize(_np.asarray(x, dtype=_np.float32), format, axis, rounding, scale_rule)
+
+
+def dequantize(q):
+    """The float32 values a quantize() result stands for (x's shape)."""
+    return _sdcbench.dequantize(q["format"], q["codes"], q["scales"], q["tensor_scale"], q["axis"])
+
+
+def _inject_block(q, part, fault, bit, site, seed):
+    records, q["tensor_scale"] = _sdcbench.inject_block(q["format"], q["codes"], q["scales"], q["tensor_scale"], q["axis"],
+                                                        part, fault, bit, site, seed)
+    return records
 
 
 def _array(x):

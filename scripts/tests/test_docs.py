@@ -28,7 +28,7 @@ DIRS = {str(pathlib.PurePosixPath(f).parents[i]) for f in FILES for i in range(l
 TOP_LEVEL = {f.split("/", 1)[0] for f in FILES}
 
 DOCS = ["README.md", "HACKING.md", "METHODOLOGY.md", "results/README.md"] + sorted(
-    f for f in FILES if f.startswith("detectors/") and f.endswith("/CONFORMANCE.md"))
+    f for f in FILES if f.endswith("/CONFORMANCE.md"))
 
 
 def read(rel):
