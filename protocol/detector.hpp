@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "foundation/formats/block_scaled.hpp"
 #include "foundation/formats/format.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
 #include "protocol/episode.hpp"
@@ -128,6 +129,7 @@ struct param_spec {
 struct gemm_context {
   gemm_shape shape;
   accumulation_order order;
+  const block_format* block = nullptr;  // a block-scaled GEMM's format (its checks see the dequantized values in fp32)
 };
 
 struct detector_context {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "foundation/formats/block_scaled.hpp"
 #include "foundation/io/data_files.hpp"
 #include "foundation/errors.hpp"
 #include "foundation/io/json_file.hpp"
@@ -26,7 +27,10 @@ double calibrated_emax(const std::string& file, const std::string& dtype, const 
   }
   if (!cal.contains("entries") || cal.value("schema", "") != "sdcbench.emax/1")
     throw input_error(file, "/schema", "expected an e_max calibration file (\"sdcbench.emax/1\") from `sdcbench calibrate`");
-  const std::string want_point = (dtype == "fp32" || dtype == "fp64") ? "offline" : point;
+  // fp32, fp64 and the block-scaled formats (fp32 output) have one point.
+  bool block = false;
+  for (const auto& f : all_block_formats()) block |= f.name == dtype;
+  const std::string want_point = (dtype == "fp32" || dtype == "fp64" || block) ? "offline" : point;
   for (const auto& e : cal["entries"]) {
     if (!(e["dtype"] == dtype && e["accumulation"] == accumulation && e["point"] == want_point)) continue;
     // A size where every row's checksum overflowed has no measurement (null,

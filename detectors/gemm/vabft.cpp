@@ -169,7 +169,8 @@ std::unique_ptr<detector> make_vabft(const detector_params& p, const detector_co
   if (!numeric && !table)
     // Looked up at the GEMM's order and at the larger of its K and N (1024 and
     // sequential where no GEMM cell says: check-gemm on a user's matrices).
-    e_max = calibrated_emax(p.choice("calibration"), std::string(c.dtype->name), c.gemm ? c.gemm->order.text() : "sequential",
+    // A block-scaled GEMM's own entry (its format's name), not fp32's.
+    e_max = calibrated_emax(p.choice("calibration"), std::string(c.gemm && c.gemm->block ? c.gemm->block->name : c.dtype->name), c.gemm ? c.gemm->order.text() : "sequential",
                             p.choice("point"), c.gemm ? std::max(c.gemm->shape.k, c.gemm->shape.n) : 1024);
   return std::make_unique<checksum_abft<vabft_policy>>(read_abft_options(p),
                                                        vabft_policy(exact, p.number("c_sigma"), e_max, table));

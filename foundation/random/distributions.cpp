@@ -47,7 +47,10 @@ std::string distribution::text() const {
   for (const auto& d : k_syntax) {
     if (d.k != k) continue;
     std::string s = std::string(d.name) + "(";
-    for (int i = 0; i < d.nparams; ++i) s += (i ? "," : "") + num(p[i]);
+    for (int i = 0; i < d.nparams; ++i) {
+      if (i) s += ',';  // appended apart: GCC 12 warns falsely on "," + std::string here in some unity files
+      s += num(p[i]);
+    }
     return s + ")";
   }
   return "?";

@@ -107,7 +107,10 @@ int main(int argc, char** argv) {
   std::string cal_out;
   cal.threads = ro.threads;
   auto* calibrate = app.add_subcommand("calibrate", "measure e_max for V-ABFT (001 section 3.6 protocol)");
-  calibrate->add_option("--dtype", cal.dtypes, "dtypes")->delimiter(',')->check(CLI::IsMember({"fp64", "fp32", "bf16", "fp16"}));
+  calibrate->add_option("--dtype", cal.dtypes, "dtypes (block-scaled ones: offline, sequential only)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fp64", "fp32", "bf16", "fp16", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3",
+                             "mxfp4_e2m1", "mxint8", "nvfp4"}));
   calibrate->add_option("--sizes", cal.sizes, "square sizes N")->delimiter(',')->check(CLI::PositiveNumber);
   calibrate->add_option("--accumulation", cal.accumulations, "accumulation orders")->delimiter(';');
   calibrate->add_option("--point", cal.points, "verification points")->delimiter(',')->check(CLI::IsMember({"offline", "fused"}));

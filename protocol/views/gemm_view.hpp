@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "foundation/formats/block_scaled.hpp"
 #include "foundation/formats/format.hpp"
 #include "protocol/episode.hpp"
 #include "foundation/kernels/gemm/gemm_kernels.hpp"
@@ -26,6 +27,10 @@ struct gemm_data {
   // with the exact value from MPFR: the actual verification difference that
   // threshold tightness is measured against.
   const double* exact_row_errors = nullptr;
+  // A block-scaled GEMM's quantized inputs as the kernel read them (A along
+  // rows, B down columns), for checks of the codes and scales; null otherwise.
+  const block_tensor* a_blocks = nullptr;
+  const block_tensor* b_blocks = nullptr;
 };
 
 // What a fault changed, for incremental verification: one element of C (or

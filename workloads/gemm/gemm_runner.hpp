@@ -18,4 +18,7 @@ namespace sdc {
 // in float with their own rounding), seeded as the engine asks.
 std::unique_ptr<episode_runner> make_gemm_runner(const gemm_cell& g, uint64_t seed, const std::vector<detector_needs>& needs);
 
+// A block-scaled cell's runner (block_gemm_runner.cpp).
+std::unique_ptr<episode_runner> make_block_gemm_runner(const gemm_cell& g, uint64_t seed, const std::vector<detector_needs>& needs);
+
 }  // namespace sdc

@@ -28,8 +28,12 @@ class gemm_workload final : public typed_workload<gemm_cell> {
       return [parse](const std::string& v, const std::string&) { return parse(v); };
     };
     axes_ = {
-        {"dtype", "element format: bf16, fp16 (fp32 accumulation, output rounded), fp32, fp64", {"fp32"},
-         simple([](const std::string& v) { return std::string(format_by_name(v).name); })},
+        {"dtype", "element format: bf16, fp16 (fp32 accumulation, output rounded), fp32, fp64; block-scaled: mxfp8_e4m3, "
+         "mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, nvfp4 (A and B quantized along K, the hardware's product)",
+         {"fp32"},
+         simple([](const std::string& v) {
+           return is_block_dtype(v) ? std::string(block_format_by_name(v).name) : std::string(format_by_name(v).name);
+         })},
         {"distribution", "input values: normal(mu,sigma), uniform(a,b), trunc_normal(mu,sigma,lo,hi), abs_normal(mu,sigma), log_magnitude(mu,sigma), npy(PATH)",
          {"normal(0,1)"},
          [](const std::string& v, const std::string& dir) { return parse_distribution(v, dir).text(); }},
@@ -49,6 +53,23 @@ class gemm_workload final : public typed_workload<gemm_cell> {
          }},
         {"faults_per_pair", "faulty trials that share one matrix pair (each with its own fault)", {"1"},
          simple([](const std::string& v) { return std::to_string(parse_integer_at_least(v, 1, "faults_per_pair")); })},
+        // Block-scaled cells' axes (issue 69), appended last and keyless at
+        // their defaults: the plain GEMM's cells keep their keys.
+        {"part", "block-scaled dtypes: the part of A or B a fault lands in: code, block_scale, tensor_scale (nvfp4)", {"code"},
+         simple([](const std::string& v) { return std::string(block_part_name(parse_block_part(v))); }), "code"},
+        {"encode", "block-scaled dtypes: the checks' checksums taken before_quant (fp32 inputs) or after_quant (dequantized)",
+         {"after_quant"}, simple([](const std::string& v) { return std::string(encode_point_name(parse_encode_point(v))); }),
+         "after_quant"},
+        {"check_at", "block-scaled dtypes: the output checked: before_output_quant (fp32) or after_output_quant",
+         {"before_output_quant"},
+         simple([](const std::string& v) { return std::string(check_point_name(parse_check_point(v))); }),
+         "before_output_quant"},
+        {"out_quant", "block-scaled dtypes: the output re-quantized along N: none or a block format", {"none"},
+         simple([](const std::string& v) {
+           const block_format* f = parse_out_quant(v);
+           return f ? std::string(f->name) : std::string("none");
+         }),
+         "none"},
     };
   }
   std::string name() const override { return "gemm"; }
@@ -59,11 +80,12 @@ class gemm_workload final : public typed_workload<gemm_cell> {
   gemm_cell parse_cell(const cell& c) const override { return parse_gemm_cell(c); }
 
   std::optional<skip_info> skip(const gemm_cell& g) const override {
+    if (auto s = skip_block(g)) return s;
     if (g.target == gemm_target::acc && (g.dtype == &fp32() || g.dtype == &fp64()))
       return skip_info{"target", fmt::format("{} output is its accumulator: no separate acc target (use C)", g.dtype->name)};
     std::string why, axis;
     if (!fault_spec_for(g.faults, target_format(g), &why, &axis)) return skip_info{axis, why};
-    if (g.dtype != &fp64() && g.dtype != &fp32() && g.dtype != &bf16() && g.dtype != &fp16())
+    if (!g.block && g.dtype != &fp64() && g.dtype != &fp32() && g.dtype != &bf16() && g.dtype != &fp16())
       return skip_info{"dtype", fmt::format("the gemm workload runs bf16, fp16, fp32 and fp64, not {}", g.dtype->name)};
     const auto [rows, cols] = target_dims(g);
     if (auto w = g.faults.element.check(rows, cols); !w.empty()) return skip_info{"site", w};
@@ -75,19 +97,46 @@ class gemm_workload final : public typed_workload<gemm_cell> {
 
   detector_context context_of(const gemm_cell& g) const override {
     detector_context ctx{g.dtype, g.out_fmt};
-    ctx.gemm = gemm_context{g.shape, g.order};
+    ctx.gemm = gemm_context{g.shape, g.order, g.block};
     return ctx;
   }
-  std::vector<std::string> truth_metrics() const override { return {"err_ulps", "err_rel", "err_over_noise"}; }
+  std::vector<std::string> truth_metrics() const override {
+    return {"err_ulps", "err_rel", "err_over_noise", "dev_rel_quantized", "err_rel_unquantized", "err_over_quant_error"};
+  }
 
   fault_plan plan_for(const gemm_cell& g) const override { return plan_of(g.faults, target_format(g)); }
 
   std::unique_ptr<episode_runner> runner(const gemm_cell& g, uint64_t seed,
                                          const std::vector<detector_needs>& needs) const override {
-    return make_gemm_runner(g, seed, needs);
+    return g.block ? make_block_gemm_runner(g, seed, needs) : make_gemm_runner(g, seed, needs);
   }
 
  private:
+  // What a block-scaled axis asks of a cell, and what a block-scaled cell
+  // cannot run (each skipped on the axis to blame).
+  static std::optional<skip_info> skip_block(const gemm_cell& g) {
+    if (!g.block) {
+      if (g.part != block_part::code) return skip_info{"part", "part applies to block-scaled dtypes only"};
+      if (g.encode != encode_point::after_quant) return skip_info{"encode", "encode applies to block-scaled dtypes only"};
+      if (g.check_at != check_point::before_output_quant) return skip_info{"check_at", "check_at applies to block-scaled dtypes only"};
+      if (g.out_quant) return skip_info{"out_quant", "out_quant applies to block-scaled dtypes only"};
+      return std::nullopt;
+    }
+    if (g.target != gemm_target::A && g.target != gemm_target::B)
+      return skip_info{"target", "a block-scaled GEMM's faults land in its quantized inputs: target A or B (with part)"};
+    if (g.part == block_part::tensor_scale && !g.block->tensor_scale)
+      return skip_info{"part", fmt::format("{} has no tensor scale", g.block->name)};
+    if (g.check_at == check_point::after_output_quant && !g.out_quant)
+      return skip_info{"check_at", "out_quant none: the output is not re-quantized, nothing to check after it"};
+    if (g.out_quant && g.out_quant->tensor_scale)
+      return skip_info{"out_quant", "the output is re-quantized to an MX format (NVFP4's tensor amax refuses a non-finite output)"};
+    if (g.order.k != accumulation_order::kind::sequential)
+      return skip_info{"accumulation", "a block-scaled GEMM adds its blocks' fp32 values in one fixed order (sequential)"};
+    if (g.weights) return skip_info{"weights", "block-scaled cells draw B from the distribution"};
+    if (g.faults_per_pair != 1) return skip_info{"faults_per_pair", "block-scaled cells draw a pair per trial"};
+    return std::nullopt;
+  }
+
   std::vector<axis_def> axes_;
 };
 
