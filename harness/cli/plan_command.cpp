@@ -66,7 +66,7 @@ nlohmann::json plan_one(const plan_table& t, const plan_job& job, const plan_fle
                                r.identified ? "" : " (missed: upper bound)");
     nlohmann::json checks = nlohmann::json::array();
     for (size_t k : r.policy.checks) checks.push_back(t.checks[k].label);
-    policies.push_back({{"rank", i + 1}, {"checks", checks}, {"action", plan_action_name(r.policy.action)},
+    policies.push_back({{"rank", i + 1}, {"checks", checks}, {"action", r.policy.checks.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan_action_name(r.policy.action))},
                         {"goodput", plan_figure_json(r.goodput)}, {"missed_harmful_per_day", plan_figure_json(r.missed_harmful_per_day)},
                         {"false_alarms_per_day", plan_figure_json(r.false_alarms_per_day)}, {"overhead", r.point.overhead},
                         {"detected_per_day", r.point.detected_per_day}, {"identified", r.identified},

@@ -79,7 +79,7 @@ struct plan_options {
 // goodput first (ties: fewer missed harmful SDCs, then fewer checks).
 std::vector<plan_result> rank_policies(const plan_table& t, const plan_job& job, const plan_fleet& f, const plan_options& o);
 
-// A policy's name: its check labels joined by " + " ("no checks"), and the action.
+// A policy's name: its check labels joined by " + " and the action, or "no checks".
 std::string plan_policy_name(const plan_table& t, const plan_policy& p);
 
 }  // namespace sdc

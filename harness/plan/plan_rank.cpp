@@ -13,7 +13,8 @@ namespace sdc {
 std::string plan_policy_name(const plan_table& t, const plan_policy& p) {
   std::string s;
   for (size_t k : p.checks) s += (s.empty() ? "" : " + ") + t.checks[k].label;
-  return (s.empty() ? std::string("no checks") : s) + " -> " + plan_action_name(p.action);
+  if (s.empty()) return "no checks";  // nothing alarms: no action is taken
+  return s + " -> " + plan_action_name(p.action);
 }
 
 namespace {
@@ -92,7 +93,8 @@ std::vector<plan_result> rank_policies(const plan_table& t, const plan_job& job,
         good[a].push_back(e.goodput), missed[a].push_back(e.missed_harmful_per_day), alarms[a].push_back(e.false_alarms_per_day);
       }
     }
-    for (size_t a = 0; a < job.actions.size(); ++a) {
+    // Without checks nothing alarms, so the actions give one policy.
+    for (size_t a = 0; a < (checks.empty() ? 1 : job.actions.size()); ++a) {
       plan_result res;
       res.policy = {checks, job.actions[a]};
       res.point = plan_expectation(counts, weights, job, lambda, job.actions[a]);
