@@ -45,6 +45,9 @@ nlohmann::json plan_one(const plan_table& t, const plan_job& job, const plan_fle
   std::cout << fmt::format("  SDC rate {:.3g} per {} ({}): {:.3g} events per day for this job\n", *fleet.rate,
                            fleet.per_accelerator ? "accelerator-hour" : "job-hour", fleet.rate_source, 24 * lambda);
   std::cout << fmt::format("  mix: {}\n", fleet.mix_source);
+  std::vector<std::string> missing;
+  plan_cell_weights(t, fleet, &missing);
+  for (const auto& m : missing) std::cout << fmt::format("  mix: the set ran no faulty episode of {}: its weight goes to the rest\n", m);
   const plan_result* none = nullptr;
   for (const auto& r : ranked)
     if (r.policy.checks.empty() && !none) none = &r;
@@ -63,12 +66,13 @@ nlohmann::json plan_one(const plan_table& t, const plan_job& job, const plan_fle
       std::cout << fmt::format("  {:>4}{} {:<34} {:<28} {:<24} {:>7.3f}%  {}{}\n", i + 1, undecided ? "~" : " ",
                                plan_fmt_figure(r.goodput, ".6f"), plan_fmt_figure(r.missed_harmful_per_day, ".3g"),
                                plan_fmt_figure(r.false_alarms_per_day, ".3g"), 100 * r.point.overhead, plan_policy_name(t, r.policy),
-                               r.identified ? "" : " (missed: upper bound)");
+                               r.identified ? "" : fmt::format(" (missed: at most; at least {:.3g})", r.point.missed_harmful_per_day_fewest));
     nlohmann::json checks = nlohmann::json::array();
     for (size_t k : r.policy.checks) checks.push_back(t.checks[k].label);
     policies.push_back({{"rank", i + 1}, {"checks", checks}, {"action", r.policy.checks.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan_action_name(r.policy.action))},
                         {"goodput", plan_figure_json(r.goodput)}, {"missed_harmful_per_day", plan_figure_json(r.missed_harmful_per_day)},
-                        {"false_alarms_per_day", plan_figure_json(r.false_alarms_per_day)}, {"overhead", r.point.overhead},
+                        {"false_alarms_per_day", plan_figure_json(r.false_alarms_per_day)},
+                        {"missed_harmful_per_day_fewest", r.point.missed_harmful_per_day_fewest}, {"overhead", r.point.overhead},
                         {"detected_per_day", r.point.detected_per_day}, {"identified", r.identified},
                         {"undecided_against_best", undecided}});
   }

@@ -53,6 +53,7 @@ plan_counts policy_counts(const plan_table& t, const std::vector<size_t>& checks
     if (hi != lo) out.identified = false;
     plan_cell_counts pc;
     pc.detected_harmful = lo;
+    pc.detected_harmful_most = std::max(hi, lo);
     pc.missed_harmful = c.harmful - lo;
     pc.detected_benign = union_count - lo;
     pc.missed_benign = benign - pc.detected_benign;
@@ -74,7 +75,7 @@ plan_counts policy_counts(const plan_table& t, const std::vector<size_t>& checks
   return out;
 }
 
-std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f) {
+std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f, std::vector<std::string>* missing) {
   auto axis_weights = [&](const plan_weights& w, const std::vector<std::string>& values, const char* axis) {
     std::map<std::string, double> out;
     if (!w) {
@@ -96,16 +97,26 @@ std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f) 
   const auto ws = axis_weights(f.site, t.sites, "site"), wl = axis_weights(f.lifetime, t.lifetimes, "lifetime");
   std::map<std::pair<std::string, std::string>, int> cells_of;
   for (const auto& c : t.cells) ++cells_of[{c.site, c.lifetime}];
+  // A pair the set did not run (every episode skipped) is an error when the
+  // fleet weighs both; where an axis is uniform by default, the pairs the set
+  // ran share the weight (and `missing` names the others).
   for (const auto& [s, a] : ws)
     for (const auto& [l, b] : wl)
-      if (a * b > 0 && !cells_of.count({s, l}))
-        throw input_error(f.file, "/mix", "weight only on sites and lifetimes the set ran: no faulty episode of site " + s + ", lifetime " + l);
+      if (a * b > 0 && !cells_of.count({s, l})) {
+        if (f.site && f.lifetime)
+          throw input_error(f.file, "/mix", "weight only on sites and lifetimes the set ran: no faulty episode of site " + s + ", lifetime " + l);
+        if (missing) missing->push_back(s + " x " + l);
+      }
   std::vector<double> w;
+  double total = 0;
   for (const auto& c : t.cells) {
     auto a = ws.find(c.site), b = wl.find(c.lifetime);
     const double x = (a == ws.end() ? 0 : a->second) * (b == wl.end() ? 0 : b->second);
     w.push_back(x / double(cells_of[{c.site, c.lifetime}]));
+    total += w.back();
   }
+  if (!(total > 0)) throw input_error(f.file, "/mix", "weight on some site and lifetime the set ran");
+  for (double& x : w) x /= total;
   return w;
 }
 
@@ -116,7 +127,7 @@ plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& 
   const double step_h = job.step_seconds / 3600, restart_h = job.restart_seconds / 3600, evict_h = job.evict_seconds / 3600;
   const double half_interval = job.checkpoint_interval_hours / 2;
   const double rollback_loss = half_interval + restart_h;  // back to the last checkpoint: half an interval on average
-  double loss_per_event = 0, missed_h = 0, detected = 0, alarm_rate = 0;  // alarm_rate: false alarms per job step
+  double loss_per_event = 0, missed_h = 0, missed_fewest = 0, detected = 0, alarm_rate = 0;  // alarm_rate: false alarms per job step
   for (size_t i = 0; i < c.cells.size(); ++i) {
     const auto& k = c.cells[i];
     const double n = double(k.trials()), w = weights[i];
@@ -135,6 +146,7 @@ plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& 
     const double on_missed = job.undetected_notice_hours + half_interval + restart_h + (k.permanent ? evict_h : 0);
     loss_per_event += w * (p_detect * on_detect + p_missed_h * on_missed);
     missed_h += w * p_missed_h, detected += w * p_detect;
+    missed_fewest += w * double(k.missed_harmful + k.detected_harmful - k.detected_harmful_most) / n;
     const auto& cl = c.clean[k.clean_set];
     if (cl.episodes > 0 && cl.steps_per_episode > 0)
       alarm_rate += w * double(cl.alarmed) / double(cl.episodes * cl.steps_per_episode);
@@ -149,6 +161,7 @@ plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& 
   e.goodput = std::clamp((1 - lost) / (1 + o), 0.0, 1.0);
   e.overhead = o;
   e.missed_harmful_per_day = 24 * events_per_hour * missed_h;
+  e.missed_harmful_per_day_fewest = 24 * events_per_hour * missed_fewest;
   e.detected_per_day = 24 * events_per_hour * detected;
   e.false_alarms_per_day = 24 * alarms_per_hour;
   return e;

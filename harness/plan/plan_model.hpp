@@ -30,6 +30,7 @@ struct plan_cell_counts {
   int64_t detected_harmful = 0, missed_harmful = 0, detected_benign = 0, missed_benign = 0;
   double rerun_fixable = 0;   // a lower bound on the detections at latency 0 (a fraction of detections)
   double latency_steps = 0;   // the largest latency of any of the policy's checks (steps)
+  int64_t detected_harmful_most = 0;  // the most harmful detections the counts allow (= detected_harmful when identified)
   bool permanent = false;     // the cell's lifetime: a permanent fault outlives a rerun or a rollback
   size_t clean_set = 0;       // index into plan_counts::clean
   int64_t trials() const { return detected_harmful + missed_harmful + detected_benign + missed_benign; }
@@ -48,12 +49,16 @@ plan_counts policy_counts(const plan_table& t, const std::vector<size_t>& checks
 // Each cell's share of the fleet's SDC events: site weight x lifetime weight
 // (uniform where the fleet leaves them null), split evenly over the set's
 // cells of that site and lifetime. input_error naming the fleet file's field
-// for a value the set lacks.
-std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f);
+// for a value the set lacks. A site and lifetime the set never ran together
+// (every episode skipped) get no weight, the rest renormalized, when either
+// axis is uniform by default (`missing` lists them); an error when the fleet
+// weighs both.
+std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f, std::vector<std::string>* missing = nullptr);
 
 struct plan_estimate {
   double goodput = 0;  // useful training time / wall time, in [0, 1]
   double missed_harmful_per_day = 0, detected_per_day = 0, false_alarms_per_day = 0;
+  double missed_harmful_per_day_fewest = 0;  // with the most harmful detections the counts allow (plan_cell_counts)
   double overhead = 0;  // the checks' cost per step
 };
 // The closed form. events_per_hour: plan_fleet::events_per_hour.

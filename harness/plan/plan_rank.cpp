@@ -42,6 +42,7 @@ plan_counts plan_resample(const plan_counts& c, rng& g) {
     }
     drawn[3] = left;
     k.detected_harmful = drawn[0], k.missed_harmful = drawn[1], k.detected_benign = drawn[2], k.missed_benign = drawn[3];
+    k.detected_harmful_most = drawn[0];  // the identification range is the point estimate's only
   }
   for (auto& s : r.clean) s.alarmed = plan_binomial(g, s.episodes, s.episodes ? double(s.alarmed) / double(s.episodes) : 0.0);
   return r;
