@@ -54,29 +54,33 @@ nlohmann::json plan_one(const plan_table& t, const plan_job& job, const plan_fle
   if (none)
     std::cout << fmt::format("  no checks: goodput {}, harmful SDCs missed per day {}\n", plan_fmt_figure(none->goodput, ".6f"),
                              plan_fmt_figure(none->missed_harmful_per_day, ".3g"));
-  std::cout << fmt::format("  {:>4}  {:<34} {:<28} {:<24} {:>8}  {}\n", "rank", "goodput [95 % CI]", "missed harmful/day [CI]",
+  std::cout << fmt::format("  {:>4}   {:<34} {:<28} {:<24} {:>8}  {}\n", "rank", "goodput [95 % CI]", "missed harmful/day [CI]",
                            "false alarms/day [CI]", "cost", "policy");
-  const plan_figure best = ranked.front().goodput;
+  const plan_figure best = ranked.front().goodput, best_measured = ranked.front().goodput_at_measured_alarms;
   nlohmann::json policies = nlohmann::json::array();
   for (size_t i = 0; i < ranked.size(); ++i) {
     const auto& r = ranked[i];
     // "~": its interval overlaps the best's, so the intervals cannot order the two.
     const bool undecided = i > 0 && r.goodput.hi >= best.lo;
+    // "=": even at the measured false-alarm rate (the bootstrap alone) the intervals overlap.
+    const bool undecided_at_measured = i > 0 && r.goodput_at_measured_alarms.hi >= best_measured.lo;
     if (int(i) < o.top)
-      std::cout << fmt::format("  {:>4}{} {:<34} {:<28} {:<24} {:>7.3f}%  {}{}\n", i + 1, undecided ? "~" : " ",
+      std::cout << fmt::format("  {:>4}{}{} {:<34} {:<28} {:<24} {:>7.3f}%  {}{}\n", i + 1, undecided ? "~" : " ",
+                               undecided_at_measured ? "=" : " ",
                                plan_fmt_figure(r.goodput, ".6f"), plan_fmt_figure(r.missed_harmful_per_day, ".3g"),
                                plan_fmt_figure(r.false_alarms_per_day, ".3g"), 100 * r.point.overhead, plan_policy_name(t, r.policy),
                                r.identified ? "" : fmt::format(" (missed: at most; at least {:.3g})", r.point.missed_harmful_per_day_fewest));
     nlohmann::json checks = nlohmann::json::array();
     for (size_t k : r.policy.checks) checks.push_back(t.checks[k].label);
     policies.push_back({{"rank", i + 1}, {"checks", checks}, {"action", r.policy.checks.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan_action_name(r.policy.action))},
-                        {"goodput", plan_figure_json(r.goodput)}, {"missed_harmful_per_day", plan_figure_json(r.missed_harmful_per_day)},
+                        {"goodput", plan_figure_json(r.goodput)}, {"goodput_at_measured_alarms", plan_figure_json(r.goodput_at_measured_alarms)}, {"missed_harmful_per_day", plan_figure_json(r.missed_harmful_per_day)},
                         {"false_alarms_per_day", plan_figure_json(r.false_alarms_per_day)},
                         {"missed_harmful_per_day_fewest", r.point.missed_harmful_per_day_fewest}, {"overhead", r.point.overhead},
                         {"detected_per_day", r.point.detected_per_day}, {"identified", r.identified},
-                        {"undecided_against_best", undecided}});
+                        {"undecided_against_best", undecided}, {"undecided_at_measured_alarms", undecided_at_measured}});
   }
-  std::cout << "  ~: its goodput interval overlaps the best's. cost: the checks' time per step in this harness.\n";
+  std::cout << "  ~: its goodput interval overlaps the best's; =: so does its interval at the measured false-alarm rate (the\n"
+               "  bootstrap alone, without the false alarms' Wilson interval). cost: the checks' time per step in this harness.\n";
   return {{"set", portable_path(t.file)},
           {"job", job.name},
           {"fleet", {{"name", fleet.name}, {"file", portable_path(fleet.file)}, {"rate", *fleet.rate},

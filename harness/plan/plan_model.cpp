@@ -120,6 +120,12 @@ std::vector<double> plan_cell_weights(const plan_table& t, const plan_fleet& f, 
   return w;
 }
 
+double plan_alarm_cost_hours(const plan_job& job, plan_action action) {
+  const double rollback_loss = job.checkpoint_interval_hours / 2 + job.restart_seconds / 3600;
+  if (action == plan_action::rerun) return job.step_seconds / 3600;
+  return action == plan_action::rollback ? rollback_loss : rollback_loss + job.evict_seconds / 3600;
+}
+
 plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& weights, const plan_job& job,
                                double events_per_hour, plan_action action) {
   plan_estimate e;
@@ -155,7 +161,7 @@ plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& 
   // N devices runs N / measured_ranks times the checks.
   const double steps_per_hour = 1 / (step_h * (1 + o));
   const double alarms_per_hour = alarm_rate * double(job.accelerators) / double(job.measured_ranks) * steps_per_hour;
-  const double on_alarm = action == plan_action::rerun ? step_h : action == plan_action::rollback ? rollback_loss : rollback_loss + evict_h;
+  const double on_alarm = plan_alarm_cost_hours(job, action);
   const double checkpointing = job.checkpoint_seconds / (job.checkpoint_interval_hours * 3600);
   const double lost = checkpointing + events_per_hour * loss_per_event + alarms_per_hour * on_alarm;
   e.goodput = std::clamp((1 - lost) / (1 + o), 0.0, 1.0);

@@ -61,6 +61,8 @@ struct plan_estimate {
   double missed_harmful_per_day_fewest = 0;  // with the most harmful detections the counts allow (plan_cell_counts)
   double overhead = 0;  // the checks' cost per step
 };
+// The hours an alarm costs when it was false (the action, for nothing).
+double plan_alarm_cost_hours(const plan_job& job, plan_action action);
 // The closed form. events_per_hour: plan_fleet::events_per_hour.
 plan_estimate plan_expectation(const plan_counts& c, const std::vector<double>& weights, const plan_job& job,
                                double events_per_hour, plan_action action);
@@ -71,7 +73,10 @@ struct plan_figure {
 struct plan_result {
   plan_policy policy;
   plan_estimate point;
-  plan_figure goodput, missed_harmful_per_day, false_alarms_per_day;
+  plan_figure goodput;                 // bootstrap percentiles, widened by the false alarms' Wilson interval
+  plan_figure goodput_at_measured_alarms;  // bootstrap percentiles alone: as if the false-alarm rate were the measured one
+  plan_figure missed_harmful_per_day;  // bootstrap percentiles
+  plan_figure false_alarms_per_day;             // Wilson interval of the alarmed clean episodes
   bool identified = true;
 };
 

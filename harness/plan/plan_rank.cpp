@@ -6,6 +6,7 @@
 #include <set>
 
 #include "foundation/random/streams.hpp"
+#include "foundation/scoring/proportions.hpp"
 #include "harness/plan/plan_model.hpp"
 
 namespace sdc {
@@ -70,6 +71,25 @@ void plan_subsets(const plan_table& t, size_t from, size_t size, std::vector<siz
   }
 }
 
+// False alarms per day with the Wilson interval of the alarmed clean
+// episodes (any of the policy's checks), each clean set that a weighted cell
+// uses counted once: a bootstrap of 0 alarms is 0 with no width.
+plan_figure plan_false_alarm_figure(const plan_table& t, const plan_counts& c, const std::vector<double>& w, const plan_job& job,
+                                    const plan_estimate& point, bool no_checks) {
+  if (no_checks) return {0, 0, 0};  // nothing can alarm
+  std::set<size_t> used;
+  for (size_t i = 0; i < t.cells.size(); ++i)
+    if (w[i] > 0) used.insert(t.cells[i].clean_set);
+  int64_t alarmed = 0, episodes = 0, steps = 0;
+  for (size_t s : used) alarmed += c.clean[s].alarmed, episodes += c.clean[s].episodes, steps += c.clean[s].episodes * c.clean[s].steps_per_episode;
+  if (episodes == 0 || steps == 0) return {point.false_alarms_per_day, point.false_alarms_per_day, point.false_alarms_per_day};
+  // Per day per alarmed-episode share: 24 h x job steps per hour x devices / measured devices / steps per episode.
+  const double per_share = 24 * 3600 / (job.step_seconds * (1 + point.overhead)) * double(job.accelerators) /
+                           double(job.measured_ranks) * double(episodes) / double(steps);
+  const interval ci = wilson_interval(alarmed, episodes);
+  return {point.false_alarms_per_day, per_share * ci.lo, per_share * ci.hi};
+}
+
 }  // namespace
 
 std::vector<plan_result> rank_policies(const plan_table& t, const plan_job& job, const plan_fleet& f, const plan_options& o) {
@@ -86,12 +106,12 @@ std::vector<plan_result> rank_policies(const plan_table& t, const plan_job& job,
     // The policy's own stream: its intervals do not depend on which other
     // policies were enumerated.
     rng g = make_stream(o.seed, fnv1a64(key), 0, trial_kind::faulty, stream_purpose::fault);
-    std::vector<std::vector<double>> good(job.actions.size()), missed(job.actions.size()), alarms(job.actions.size());
+    std::vector<std::vector<double>> good(job.actions.size()), missed(job.actions.size());
     for (int r = 0; r < o.replicates; ++r) {
       const plan_counts b = plan_resample(counts, g);
       for (size_t a = 0; a < job.actions.size(); ++a) {
         const auto e = plan_expectation(b, weights, job, lambda, job.actions[a]);
-        good[a].push_back(e.goodput), missed[a].push_back(e.missed_harmful_per_day), alarms[a].push_back(e.false_alarms_per_day);
+        good[a].push_back(e.goodput), missed[a].push_back(e.missed_harmful_per_day);
       }
     }
     // Without checks nothing alarms, so the actions give one policy.
@@ -105,9 +125,16 @@ std::vector<plan_result> rank_policies(const plan_table& t, const plan_job& job,
         auto [lo, hi] = plan_percentiles(s);
         return plan_figure{v, lo, hi};
       };
-      res.goodput = fig(res.point.goodput, good[a]);
       res.missed_harmful_per_day = fig(res.point.missed_harmful_per_day, missed[a]);
-      res.false_alarms_per_day = fig(res.point.false_alarms_per_day, alarms[a]);
+      res.false_alarms_per_day = plan_false_alarm_figure(t, counts, weights, job, res.point, checks.empty());
+      // The bootstrap resamples the clean episodes too, but 0 alarms resample
+      // to 0: the goodput interval also spans the false alarms' Wilson
+      // interval, each alarm costing its action (goodput is linear in them).
+      const double per_alarm = plan_alarm_cost_hours(job, job.actions[a]) / 24 / (1 + res.point.overhead);
+      res.goodput = fig(res.point.goodput, good[a]);
+      res.goodput_at_measured_alarms = res.goodput;
+      res.goodput.lo = std::clamp(res.goodput.lo - (res.false_alarms_per_day.hi - res.point.false_alarms_per_day) * per_alarm, 0.0, 1.0);
+      res.goodput.hi = std::clamp(res.goodput.hi + (res.point.false_alarms_per_day - res.false_alarms_per_day.lo) * per_alarm, 0.0, 1.0);
       out.push_back(std::move(res));
     }
   }
