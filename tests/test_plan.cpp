@@ -186,6 +186,29 @@ TEST(Plan, AMonteCarloJobAgreesWithTheClosedFormWithinItsInterval) {
   plan_check_simulation(plan_recurring_table());
 }
 
+TEST(Plan, ACleanSetIsCountedOnceHoweverManyCellsShareIt) {
+  const plan_table& t = plan_quick_table();
+  ASSERT_EQ(t.clean_sets.size(), 1u);  // quick_training's cells all fork from one checkpoint
+  ASSERT_GT(t.cells.size(), 1u);
+  const plan_clean_set& s = t.clean_sets[0];
+  const plan_job job = plan_test_job();
+  const auto w = plan_cell_weights(t, plan_test_fleet(1e-6));
+  bool some_alarm = false;
+  for (size_t k = 0; k < t.checks.size(); ++k) {
+    const plan_counts c = policy_counts(t, {k});
+    ASSERT_EQ(c.clean.size(), 1u);
+    EXPECT_EQ(c.clean[0].episodes, s.episodes);
+    EXPECT_EQ(c.clean[0].alarmed, s.alarmed[k].count());
+    some_alarm = some_alarm || c.clean[0].alarmed > 0;
+    // Alarms per day: the set's alarmed episodes over its episode-steps, once, whatever the number of cells.
+    const double per_step = double(s.alarmed[k].count()) / double(s.episodes * s.steps_per_episode);
+    const auto e = plan_expectation(c, w, job, 0, plan_action::rerun);
+    EXPECT_NEAR(e.false_alarms_per_day, 24 * 3600 / (job.step_seconds * (1 + e.overhead)) * per_step * 4096 / 4,
+                1e-9 * (1 + e.false_alarms_per_day));
+  }
+  EXPECT_TRUE(some_alarm);  // the check is not vacuous
+}
+
 TEST(Plan, TwoChecksNeverMissMoreHarmfulEventsThanEitherAlone) {
   const plan_table& t = plan_quick_table();
   const plan_job job = plan_test_job();
