@@ -61,6 +61,7 @@ void plan_pareto_charts(const result_set& r, const std::string& id, std::vector<
     spec["width"] = 420, spec["height"] = 300;
     // symlog: the costs run from 0 to above 100 %, the front sits near 0.
     const json x = {{"field", "cost"}, {"type", "quantitative"}, {"scale", {{"type", "symlog"}, {"constant", 0.1}}},
+                    {"axis", {{"values", {0, 0.1, 0.3, 1, 3, 10, 30, 100}}, {"format", ".3~g"}}},
                     {"title", "the checks' time per step in this harness (%, symlog scale)"}};
     const json y = {{"field", "missed"}, {"type", "quantitative"}, {"title", "harmful SDCs missed per day"}};
     const json color = {{"field", "front"}, {"type", "nominal"}, {"title", nullptr},
