@@ -12,6 +12,7 @@
 
 #include "harness/campaign/engine.hpp"
 #include "harness/cli/demo003_command.hpp"
+#include "harness/cli/plan_command.hpp"
 #include "harness/cli/report_command.hpp"
 #include "harness/cli/reproduce_command.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
   demo003->add_option("--out", demo.out, "JSON of the first run's lines and every run's facts (sdcbench.demo003/1)");
 
   const sdc::subcommand list = sdc::add_list_subcommand(app);
+  const sdc::subcommand plan = sdc::add_plan_subcommand(app);
 
   try {
     app.parse(argc, argv);
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
       return bad ? 1 : 0;
     }
     if (*list.app) return list.run();
+    if (*plan.app) return plan.run();
     if (*demo003) {
       if (demo003->count("--npu-asd-enable") && demo.script != "silent_check")
         throw sdc::input_error("--npu-asd-enable", std::to_string(demo.npu_asd_enable), "silent_check only (silent_detect runs MS_NPU_ASD_CONFIG)");

@@ -24,5 +24,6 @@ void timeline_chart(const result_set& r, const std::string& id, std::vector<char
 void localization_chart(const result_set& r, const std::string& id, std::vector<chart>& out);
 void overhead_chart(const result_set& r, const std::string& id, std::vector<chart>& out);
 void outcome_charts(const result_set& r, const std::string& id, std::vector<chart>& out);        // outcome_charts.cpp
+void plan_pareto_charts(const result_set& r, const std::string& id, std::vector<chart>& out);    // plan_charts.cpp
 
 }  // namespace sdc::report

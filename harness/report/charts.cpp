@@ -9,7 +9,8 @@ std::vector<chart> charts_of(const result_set& r, const std::string& set_id) {
   using namespace report;
   std::vector<chart> out;
   for (auto* build : {rate_charts, paper_rate_chart, heat_map_chart, rate_vs_axis_charts, metric_vs_axis_charts, roc_chart,
-                      histogram_charts, step_series_charts, timeline_chart, outcome_charts, localization_chart, overhead_chart})
+                      histogram_charts, step_series_charts, timeline_chart, outcome_charts, localization_chart, overhead_chart,
+                      plan_pareto_charts})
     build(r, set_id, out);
   return out;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest test_report_browser: `sdcbench report` on committed smoke result sets
 # (one of each kind: GEMM with the paper's rates and a threshold sweep, 000's
-# histograms and Figure 5, a training set with its timeline, 002's curves),
+# histograms and Figure 5, a training set with its timeline and plan charts,
+# 002's curves),
 # then check_report.mjs in headless Chromium must pass; and it must FAIL on
 # a copy of the page whose one chart is broken, and on a copy with a
 # truncated SVG figure, so the check is shown to catch what it claims to.
@@ -14,6 +15,8 @@ smoke="$src/results/smoke"
 "$bin" report "$smoke/vabft_table9.json" "$smoke/sdc_figure2.json" "$smoke/sdc_figure5.json" \
   "$smoke/training_sites.json" "$smoke/consistency_002.json" --out "$work/ok" --title "browser test"
 (cd "$src" && node "$check" "$work/ok/index.html")
+# The training set gets the goodput planner's Pareto chart per fleet preset with a rate.
+grep -q 'training-sites-plan-llama3_405b_2024' "$work/ok/index.html" || { echo "FAIL: no plan chart in the report"; exit 1; }
 
 expect_failure() {  # NAME DIR WHAT
   if (cd "$src" && node "$check" "$2/index.html" > "$work/$1.log" 2>&1); then

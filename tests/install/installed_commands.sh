@@ -31,6 +31,8 @@ step merge; "$sb" run "$suites/quick.json" --scale smoke --quiet --shard 0/2 --o
 "$sb" merge s0.json s1.json --out merged.json && "$sb" validate merged.json | grep valid > /dev/null
 step migrate; "$sb" migrate "$in/v1.json" --out v3.json
 step report; "$sb" report a.json --out report > /dev/null && test -s report/index.html
+step plan; "$sb" plan "$in/training.json" --job "$prefix/share/sdcbench/suites/jobs/llm_pretraining_1k.json" --replicates 20 \
+  | grep "fleet llama3_405b_2024" > /dev/null
 step check-gemm; "$sb" check-gemm --a "$in/a.npy" --b "$in/b.npy" --detector vabft:e_max=calibrated | grep '"flagged"' > /dev/null
 step stat; "$sb" stat folding_w1 "$in/lognorms.txt" | grep '"decision"\|"flagged"' > /dev/null
 "$sb" stat feature_value "$in/fv.txt" | grep alarms_at > /dev/null

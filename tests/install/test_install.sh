@@ -37,6 +37,7 @@ np.savetxt(f"{d}/lognorms.txt", r.standard_normal(200))
 np.savetxt(f"{d}/fv.txt", np.abs(r.standard_normal(60)) * 1e-3)
 PY
 cp "$src/tests/fixtures/compare_a.json" "$work/in/v1.json"
+cp "$src/results/smoke/training_sites.json" "$work/in/training.json"  # a training set with labels, for plan
 cp "$src/tests/install/installed_commands.sh" "$work/"
 export SDCBENCH_EXPECT_NO="$src" HOME="${HOME:-/root}"
 if unshare --mount --propagation private true 2> /dev/null; then

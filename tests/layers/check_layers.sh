@@ -10,10 +10,11 @@
 #                                       the fault machinery: it includes neither it,
 #                                       nor injectors/, nor another workload
 #   4 harness/results/                  the result-set format
-#   5 harness/campaign/ | harness/report/   side by side
-#   6 harness/services/                 what the commands and the Python module compute (check-gemm,
+#   5 harness/plan/                     the goodput planner's model over result sets (sdcbench plan, the report's Pareto chart)
+#   6 harness/campaign/ | harness/report/   side by side
+#   7 harness/services/                 what the commands and the Python module compute (check-gemm,
 #                                       stat, demo003, calibrate, the monitor): typed in, structs out
-#   7 harness/cli/ | python/            side by side: the command line and the Python module, two
+#   8 harness/cli/ | python/            side by side: the command line and the Python module, two
 #                                       thin front ends over the services, neither includes the other
 # Prints every include that breaks it (file:line: include) and exits 1 if any.
 set -uo pipefail
@@ -27,11 +28,12 @@ layer_of() {
     workloads/*) echo 3 workloads ;;
     detectors/*) echo 3 detectors ;;
     harness/results/*) echo 4 results ;;
-    harness/campaign/*) echo 5 campaign ;;
-    harness/report/*) echo 5 report ;;
-    harness/services/*) echo 6 services ;;
-    harness/cli/*) echo 7 cli ;;
-    python/*) echo 7 python ;;
+    harness/plan/*) echo 5 plan ;;
+    harness/campaign/*) echo 6 campaign ;;
+    harness/report/*) echo 6 report ;;
+    harness/services/*) echo 7 services ;;
+    harness/cli/*) echo 8 cli ;;
+    python/*) echo 8 python ;;
     *) echo "- -" ;;
   esac
 }
