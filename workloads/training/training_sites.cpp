@@ -136,7 +136,7 @@ void site_injector::after_gemm(int linear, gemm_pass pass, const torch::Tensor&,
 // The forward GEMM's operand of the site (0: x, the activation; 1: w^T, the
 // weight), its codes or block scales; records what moved.
 void site_injector::quantized(int linear, gemm_pass pass, int operand, block_tensor& q) {
-  if (!s_.mx() || linear != layer_ || pass != gemm_pass::forward) return;
+  if (!inj_ || !s_.mx() || linear != layer_ || pass != gemm_pass::forward) return;
   const bool weight = s_.k == fault_site::kind::wcode || s_.k == fault_site::kind::wscale;
   if (operand != (weight ? 1 : 0)) return;
   const block_part part = mx_scale_site(s_) ? block_part::block_scale : block_part::code;
