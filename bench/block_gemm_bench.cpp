@@ -44,12 +44,14 @@ void bm_fp32(benchmark::State& state) {
   }
 }
 
+template <bool Double>
 void bm_block(benchmark::State& state, const block_format* f) {
   const int64_t n = state.range(0);
   const block_tensor A = quantize(draw(n, 1), n, n, 1, *f), B = quantize(draw(n, 2), n, n, 0, *f);
   std::vector<float> C(size_t(n * n));
   for (auto _ : state) {
-    block_gemm(A, B, C.data());
+    if constexpr (Double) block_gemm_double(A, B, C.data());
+    else block_gemm(A, B, C.data());
     benchmark::DoNotOptimize(C.data());
     benchmark::ClobberMemory();
   }
@@ -72,10 +74,12 @@ int main(int argc, char** argv) {
   for (int64_t n : k_sizes) fp->Arg(n);
   fp->Unit(benchmark::kMillisecond)->MinTime(0.3);
   for (const auto& f : all_block_formats()) {
-    auto* b = benchmark::RegisterBenchmark(fmt::format("{}/gemm", f.name).c_str(), bm_block, &f);
+    auto* b = benchmark::RegisterBenchmark(fmt::format("{}/gemm", f.name).c_str(), bm_block<false>, &f);
+    auto* d = benchmark::RegisterBenchmark(fmt::format("{}/gemm_double", f.name).c_str(), bm_block<true>, &f);
     auto* q = benchmark::RegisterBenchmark(fmt::format("{}/quantize", f.name).c_str(), bm_quantize, &f);
-    for (int64_t n : k_sizes) b->Arg(n), q->Arg(n);
+    for (int64_t n : k_sizes) b->Arg(n), d->Arg(n), q->Arg(n);
     b->Unit(benchmark::kMillisecond)->MinTime(0.3);
+    d->Unit(benchmark::kMillisecond)->MinTime(0.3);
     q->Unit(benchmark::kMillisecond)->MinTime(0.3);
   }
   benchmark::Initialize(&argc, argv);
@@ -83,16 +87,20 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&rep);
   fmt::print("\nfp32 fixed-order GEMM time ({}) over each block-scaled kernel's, measured in this run, single thread\n",
              simd_name(active_simd_level()));
-  fmt::print("(gemm: the product of quantized A and B; +quantize: with quantizing A and B in the same call):\n");
-  fmt::print("{:<12} {:>10} {:>12} {:>10} {:>12}\n", "format", "gemm n=128", "+quant n=128", "gemm n=256", "+quant n=256");
+  fmt::print("(gemm: the product of quantized A and B; +quantize: with quantizing A and B in the same call;\n"
+             "double: block_gemm_double, the same bits with the block sums in double, the training workload's):\n");
+  fmt::print("{:<12} {:>10} {:>12} {:>12} {:>10} {:>12} {:>12}\n", "format", "gemm n=128", "+quant n=128", "double n=128",
+             "gemm n=256", "+quant n=256", "double n=256");
   for (const auto& f : all_block_formats()) {
     std::string row = fmt::format("{:<12}", f.name);
     for (int64_t n : k_sizes) {
       const double base = rep.seconds(fmt::format("fp32/sequential/{}", n));
       const double g = rep.seconds(fmt::format("{}/gemm/{}", f.name, n));
       const double q = rep.seconds(fmt::format("{}/quantize/{}", f.name, n));
+      const double d = rep.seconds(fmt::format("{}/gemm_double/{}", f.name, n));
       row += base > 0 && g > 0 ? fmt::format(" {:>10.3f}", base / g) : fmt::format(" {:>10}", "-");
       row += base > 0 && g > 0 && q > 0 ? fmt::format(" {:>12.3f}", base / (g + q)) : fmt::format(" {:>12}", "-");
+      row += base > 0 && d > 0 ? fmt::format(" {:>12.3f}", base / d) : fmt::format(" {:>12}", "-");
     }
     fmt::print("{}\n", row);
   }

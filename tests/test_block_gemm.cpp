@@ -73,6 +73,33 @@ TEST(BlockGemm, KernelEqualsReferenceTwinBitForBit) {
   }
 }
 
+// The double-sum kernel (the training workload's MXFP8 GEMMs) gives the
+// integer kernel's bits: every format (E5M2 is handed to the integer kernel),
+// short blocks, codes at their largest (sigma 1e3 saturates), faulty codes
+// and scales, the smallest and largest E8M0 scales (fp32 subnormals, overflow).
+TEST(BlockGemm, DoubleKernelEqualsIntegerKernelBitForBit) {
+  for (const auto& f : all_block_formats()) {
+    for (auto [m, k, n, sigma] : {std::tuple<int64_t, int64_t, int64_t, double>{5, 45, 7, 1.0}, {4, 96, 33, 1e3}, {3, 64, 5, 1e-30}}) {
+      bg_pair p = bg_draw(f, m, k, n, 12, sigma);
+      rng g = make_stream(4, 69, 3, trial_kind::faulty, stream_purpose::fault);
+      boost::random::uniform_int_distribution<int> byte(0, 255);
+      for (int rep = 0; rep < 6; ++rep) {
+        std::vector<float> c(size_t(m * n)), d(c.size());
+        block_gemm(p.aq, p.bq, c.data());
+        block_gemm_double(p.aq, p.bq, d.data());
+        for (size_t i = 0; i < c.size(); ++i)
+          ASSERT_TRUE(bg_same_bits(c[i], d[i]) || (std::isnan(c[i]) && std::isnan(d[i])))
+              << f.name << " " << m << "x" << k << "x" << n << " rep " << rep << " at " << i << ": " << c[i] << " vs " << d[i];
+        const uint8_t extreme[] = {0, 254, 1, 253};
+        p.aq.scales[size_t(rep) % p.aq.scales.size()] = rep < 4 ? extreme[rep] : uint8_t(byte(g));
+        p.bq.scales[size_t(rep * 3) % p.bq.scales.size()] = rep < 4 ? extreme[3 - rep] : uint8_t(byte(g));
+        p.bq.codes[size_t(rep * 7) % p.bq.codes.size()] = uint8_t(byte(g) & (f.elem == elem_type::fp4_e2m1 ? 0xf : 0xff));
+        if (f.elem == elem_type::fp6_e3m2 || f.elem == elem_type::fp6_e2m3) p.bq.codes[size_t(rep * 7) % p.bq.codes.size()] &= 0x3f;
+      }
+    }
+  }
+}
+
 // One block along K: the kernel's element is the exact product of the
 // dequantized inputs rounded once to fp32 (MX: dequantized values are exact in fp32).
 TEST(BlockGemm, OneBlockEqualsMpfrOfDequantizedProduct) {

@@ -128,4 +128,52 @@ TEST(FaultLifetime, AStuckWeightIsForcedAsEachStepBegins) {
   }
 }
 
+
+// Precision mxfp8: a broken unit that corrupts a weight block scale as rank 1
+// quantizes blocks.0.mlp.fc1's weight recurs at step 7 at the same scale, the
+// flip applied again to the scale step 7 computed; transient and
+// intermittent(0,1) leave step 7's scale alone.
+TEST(FaultLifetime, APermanentScaleFaultRecursAtTheSameBlock) {
+  torch::set_num_threads(1);
+  train_config c = config(true, true);
+  c.steps = 2, c.optim.total = 20;
+  const auto d = load_train_data(c);
+  const fault_site s = parse_fault_site("wscale:blocks.0.mlp.fc1");
+  const auto layers = linear_names(c.model);
+  const std::string at = fmt::format("quant {} forward 1 block_scale", std::find(layers.begin(), layers.end(), s.name) - layers.begin());
+  auto run_with = [&](const char* life, test_injector& inj) {
+    std::string why, axis;
+    const auto model = parse_fault_model("bitflip");
+    inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice("exp8"), e8m0(), &why, &axis), site_rule{}};
+    inj.plan.rank = 1, inj.fire_at = 6;
+    dp_trainer t(c.model, c.optim, c.dp, &d.train);
+    replica start = fresh_replica(c.model, 3);
+    start.step = 6;
+    t.start_from(start);
+    site_injector site(s, c.model, 1.0);
+    recompute_service svc(s, c.model, 1.0, parse_fault_lifetime(life), inj.plan.spec, false);
+    svc.begin(&t, [](int64_t) { return 0.5; });
+    recorder rec;
+    rec.site = &site;
+    for (int64_t k = 0; k < c.steps; ++k) {
+      inj.step = t.global_step();
+      site.arm(&svc.injector_for(inj, 1, k, t.global_step()));
+      t.step(&rec);
+    }
+    for (auto& e : rec.events)
+      if (e.step == 7 && e.rank == 1 && e.what == at) return e.value;
+    return torch::Tensor();
+  };
+  test_injector ti, pi, ii;
+  const torch::Tensor transient = run_with("transient", ti), permanent = run_with("permanent", pi), off = run_with("intermittent(0,1)", ii);
+  ASSERT_TRUE(transient.defined() && permanent.defined() && off.defined());
+  ASSERT_EQ(pi.done.size(), 1u);
+  const injection_record& f = pi.done[0];
+  EXPECT_TRUE(torch::equal(transient, off));
+  for (int64_t i = 0; i < transient.numel(); ++i) {
+    const auto a = transient[i].item<uint8_t>(), b = permanent[i].item<uint8_t>();
+    EXPECT_EQ(b, i == f.index ? uint8_t(a ^ (f.old_bits ^ f.new_bits)) : a) << i;
+  }
+}
+
 }  // namespace

@@ -281,6 +281,20 @@ TEST(TrainingConfig, BadConfigurationsNameTheField) {
   EXPECT_EQ(field_of(R"({"model": {"layerz": 2}})"), "/model/layerz");
   EXPECT_EQ(field_of(R"({"pretrain": {"steps": 1.5}})"), "/pretrain/steps");
   EXPECT_EQ(field_of(R"({"steps": 3})"), "(accepted)");
+  EXPECT_EQ(field_of(R"({"model": {"precision": "fp8"}})"), "/model/precision");
+  EXPECT_EQ(field_of(R"({"model": {"precision": "bf16", "mxfp8_recipe": "microxcaling"}})"), "/model/mxfp8_recipe");
+  EXPECT_EQ(field_of(R"({"model": {"precision": "mxfp8", "mxfp8_recipe": "te"}})"), "/model/mxfp8_recipe");
+  {  // mxfp8: bf16 around the MXFP8 linear GEMMs, TE's recipe unless named; described only where it differs
+    const auto m = parse_train_config(nlohmann::json::parse(R"({"model": {"precision": "mxfp8"}})"), "cfg.json", ".");
+    EXPECT_TRUE(m.model.bf16 && m.model.mxfp8 && !m.model.mx_microxcaling);
+    EXPECT_EQ(describe(m)["model"]["precision"], "mxfp8");
+    EXPECT_FALSE(describe(m)["model"].contains("mxfp8_recipe"));
+    const auto x = parse_train_config(nlohmann::json::parse(R"({"model": {"precision": "mxfp8", "mxfp8_recipe": "microxcaling"}})"),
+                                      "cfg.json", ".");
+    EXPECT_TRUE(x.model.mx_microxcaling);
+    EXPECT_EQ(describe(x)["model"]["mxfp8_recipe"], "microxcaling");
+    EXPECT_EQ(describe(parse_train_config(nlohmann::json::parse(R"({"model": {"precision": "bf16"}})"), "cfg.json", "."))["model"]["precision"], "bf16");
+  }
   train_config c = small_config();
   c.dp.ranks = 500;
   EXPECT_THROW(load_train_data(c), sdc::input_error);  // more ranks than samples

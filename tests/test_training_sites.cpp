@@ -22,6 +22,7 @@ namespace {
 using namespace sdc;
 using namespace sdc::train;
 using namespace sdc::testing;
+using torch::Tensor;
 
 std::vector<event> run_sites(const train_config& c, const train_data& d, site_injector* site, test_injector* inj) {
   dp_trainer t(c.model, c.optim, c.dp, &d.train);
@@ -54,6 +55,10 @@ bool expected_event(const fault_site& s, const model_config& m, const event& e) 
     case fault_site::kind::act: return e.what == "gemm " + layer_of(s.name) + " forward";
     case fault_site::kind::actgrad: return e.what == "gemm " + layer_of(s.name) + " grad_input";
     case fault_site::kind::gemm: return e.what.rfind("gemm " + (s.name == "all" ? std::string() : layer_of(s.name)), 0) == 0;
+    case fault_site::kind::wcode:
+    case fault_site::kind::wscale:
+    case fault_site::kind::xcode:
+    case fault_site::kind::xscale: return false;  // check_mx_site's
   }
   return false;
 }
@@ -143,6 +148,76 @@ TEST(TrainingSites, GemmOutputsAreBf16UnderMixedPrecision) {
   const auto c = config(true);
   EXPECT_EQ(&site_format(parse_fault_site("act:head"), c.model), &bf16());
   EXPECT_EQ(&site_format(parse_fault_site("grad:tok_emb"), c.model), &fp32());
+}
+
+// Precision mxfp8: a fault in the forward GEMM's quantized weight or
+// activation (codes or block scales). Up to it every event is the clean
+// run's; there exactly the recorded codes or scales differ, with the recorded
+// bits, and exactly the elements the block records name move, with their
+// recorded values, each within its code's element or its scale's block.
+void check_mx_site(const std::string& site_text, const std::string& model_text, const std::string& bit) {
+  SCOPED_TRACE(site_text + " / " + model_text + " / " + bit);
+  const train_config c = config(true, true);
+  const auto d = load_train_data(c);
+  const fault_site s = parse_fault_site(site_text);
+  ASSERT_EQ(check_site(s, c.model), "");
+  test_injector inj;
+  std::string why, axis;
+  const auto model = parse_fault_model(model_text);
+  inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice(bit), site_format(s, c.model), &why, &axis),
+                   parse_site_rule("uniform")};
+  inj.plan.rank = 1, inj.fire_at = 6;
+  site_injector site(s, c.model, 1.0);
+  const auto clean = run_sites(c, d, nullptr, nullptr);
+  const auto faulty = run_sites(c, d, &site, &inj);
+  ASSERT_EQ(clean.size(), faulty.size());
+  ASSERT_EQ(inj.done.size(), 1u);
+  ASSERT_EQ(site.block_records().size(), 1u);
+  const auto& br = site.block_records()[0];
+  const bool weight = s.k == fault_site::kind::wcode || s.k == fault_site::kind::wscale;
+  const bool scale = s.k == fault_site::kind::wscale || s.k == fault_site::kind::xscale;
+  EXPECT_EQ(br.part, scale ? block_part::block_scale : block_part::code);
+  const auto layers = linear_names(c.model);
+  const std::string at = fmt::format("quant {} forward {}", std::find(layers.begin(), layers.end(), s.name) - layers.begin(), weight ? 1 : 0);
+  size_t k = 0;
+  for (; k < clean.size(); ++k) {
+    const bool target = faulty[k].step == inj.fire_at && faulty[k].rank == inj.plan.rank && faulty[k].what == at;
+    if (target) break;
+    ASSERT_TRUE(torch::equal(clean[k].value, faulty[k].value)) << faulty[k].what << " changed before the fault";
+  }
+  ASSERT_LT(k + 2, clean.size()) << "the site's event never came";
+  // The part: exactly the recorded code or scale, with its recorded bits.
+  const size_t part = k + (scale ? 2 : 1);
+  const Tensor pc = clean[part].value, pf = faulty[part].value;
+  for (int64_t i = 0; i < pc.numel(); ++i) {
+    const uint8_t a = pc[i].item<uint8_t>(), b = pf[i].item<uint8_t>();
+    if (i == inj.done[0].index) EXPECT_TRUE(a == inj.done[0].old_bits && b == inj.done[0].new_bits) << "the recorded one";
+    else EXPECT_EQ(a, b) << "index " << i << " changed without a record";
+  }
+  // The values: exactly the moved elements, within the fault's reach.
+  const Tensor vc = clean[k].value.flatten(), vf = faulty[k].value.flatten();
+  std::vector<int64_t> moved;
+  for (int64_t i = 0; i < vc.numel(); ++i)
+    if (std::bit_cast<uint32_t>(vc[i].item<float>()) != std::bit_cast<uint32_t>(vf[i].item<float>())) moved.push_back(i);
+  EXPECT_EQ(moved, br.moved);
+  for (size_t i = 0; i < br.moved.size(); ++i)
+    EXPECT_EQ(std::bit_cast<uint32_t>(vf[br.moved[i]].item<float>()), std::bit_cast<uint32_t>(br.new_values[i]));
+  EXPECT_LE(br.moved.size(), scale ? 32u : 1u);
+  if (scale) EXPECT_GE(br.moved.size(), 1u) << "a scale's exponent flip moves its block's nonzero elements";
+}
+
+TEST(TrainingSites, MxfpOperandSitesChangeExactlyTheirRecords) {
+  torch::set_num_threads(1);
+  for (const char* site : {"wcode:blocks.0.mlp.fc1", "wscale:blocks.1.attn.qkv", "xcode:blocks.1.mlp.fc2", "xscale:head"}) {
+    const bool scale = std::string(site).find("scale") != std::string::npos;
+    check_mx_site(site, "bitflip", scale ? "exp8" : "exp1");
+    check_mx_site(site, "bitflip_random(1,all)", "none");
+  }
+  const auto c = config(true, true);
+  EXPECT_EQ(&site_format(parse_fault_site("wscale:head"), c.model), &e8m0());
+  EXPECT_EQ(&site_format(parse_fault_site("xcode:head"), c.model), &element_format(elem_type::fp8_e4m3));
+  EXPECT_NE(check_site(parse_fault_site("wcode:head"), config(true).model).find("only with model precision mxfp8"), std::string::npos);
+  EXPECT_NE(check_site(parse_fault_site("xscale:all"), c.model), "");
 }
 
 TEST(TrainingSites, BadSitesAreNamed) {

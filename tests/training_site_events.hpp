@@ -66,6 +66,15 @@ struct recorder final : step_observer, gemm_hook {
     if (site && site->gemm_hook_for(step, rank)) site->after_gemm(linear, pass, a, b, out);
     events.push_back({fmt::format("gemm {} {}", linear, gemm_pass_name(pass)), step, rank, out.detach().clone()});
   }
+  // Precision mxfp8: each quantized operand, its values, codes and scales.
+  void quantized(int linear, gemm_pass pass, int operand, block_tensor& q) override {
+    if (site && site->gemm_hook_for(step, rank)) site->quantized(linear, pass, operand, q);
+    const std::string what = fmt::format("quant {} {} {}", linear, gemm_pass_name(pass), operand);
+    std::vector<float> v = dequantize(q);
+    events.push_back({what, step, rank, torch::from_blob(v.data(), {q.rows, q.cols}, torch::kFloat).clone()});
+    events.push_back({what + " code", step, rank, torch::from_blob(q.codes.data(), {int64_t(q.codes.size())}, torch::kByte).clone()});
+    events.push_back({what + " block_scale", step, rank, torch::from_blob(q.scales.data(), {int64_t(q.scales.size())}, torch::kByte).clone()});
+  }
   void grads_ready(int64_t s, int r, replica& rep) override {
     if (site) site->grads_ready(s, r, rep);
     for (size_t i = 0; i < rep.params.tensors.size(); ++i)
@@ -77,9 +86,10 @@ struct recorder final : step_observer, gemm_hook {
   }
 };
 
-inline train_config config(bool bf16) {
+inline train_config config(bool bf16, bool mxfp8 = false) {
   train_config c;
-  c.model.layers = 2, c.model.width = 16, c.model.heads = 2, c.model.seq = 64, c.model.bf16 = bf16;
+  c.model.layers = 2, c.model.width = 16, c.model.heads = 2, c.model.seq = 64, c.model.bf16 = bf16 || mxfp8;
+  c.model.mxfp8 = mxfp8;
   c.dp.ranks = 3, c.dp.micro_batch = 2;
   c.examples = 60, c.eval_examples = 4, c.steps = 3, c.optim.total = 3, c.optim.warmup = 1;
   return c;

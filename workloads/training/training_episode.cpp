@@ -160,7 +160,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   // own output, which a GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
-    const bool fault_here = site_hook_ && !after_the_gemm;
+    const bool fault_here = site_hook_ && !after_the_gemm && !g_.site.mx();  // mx: in the operands, before the product
     if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, fault_here);
     const auto t0 = clock_type::now();
     const torch::Tensor before = record_gemms_ && fault_here ? out.clone() : torch::Tensor();
@@ -173,6 +173,10 @@ class training_runner final : public episode_runner, public step_observer, publi
     }
     if (guarded_) guards_[size_t(hook_rank_)].stored(linear, pass, a, b, out);
     if (site_hook_ && after_the_gemm) site_hook_->after_gemm(linear, pass, a, b, out);
+  }
+  // Precision mxfp8: a fault in an operand's codes or scales lands as the GEMM quantizes it.
+  void quantized(int linear, gemm_pass pass, int operand, block_tensor& q) override {
+    if (site_hook_) site_hook_->quantized(linear, pass, operand, q);
   }
   void record(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& out,
               const torch::Tensor& before) {

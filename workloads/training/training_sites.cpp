@@ -15,7 +15,11 @@ struct site_name {
 constexpr site_name k_sites[] = {{"weight:", fault_site::kind::weight}, {"adam_m:", fault_site::kind::adam_m},
                                  {"adam_v:", fault_site::kind::adam_v}, {"grad:", fault_site::kind::grad},
                                  {"act:", fault_site::kind::act},       {"actgrad:", fault_site::kind::actgrad},
-                                 {"gemm:", fault_site::kind::gemm}};
+                                 {"gemm:", fault_site::kind::gemm},     {"wcode:", fault_site::kind::wcode},
+                                 {"wscale:", fault_site::kind::wscale}, {"xcode:", fault_site::kind::xcode},
+                                 {"xscale:", fault_site::kind::xscale}};
+
+bool mx_scale_site(const fault_site& s) { return s.k == fault_site::kind::wscale || s.k == fault_site::kind::xscale; }
 
 }  // namespace
 
@@ -40,10 +44,13 @@ fault_site parse_fault_site(const std::string& text) {
     }
   }
   throw value_error("expected weight:PARAM, adam_m:PARAM, adam_v:PARAM, grad:PARAM (PARAM = all: every parameter as one), "
-                    "bucket, act:LAYER, actgrad:LAYER, gemm:LAYER or gemm:all; got '" + text + "'");
+                    "bucket, act:LAYER, actgrad:LAYER, gemm:LAYER, gemm:all, or (precision mxfp8) wcode:LAYER, wscale:LAYER, "
+                    "xcode:LAYER, xscale:LAYER; got '" + text + "'");
 }
 
 std::string check_site(const fault_site& s, const model_config& m) {
+  if (s.mx() && !m.mxfp8) return s.text() + " is in an MXFP8 GEMM's operand: only with model precision mxfp8";
+  if (s.mx() && s.name == "all") return s.text() + ": expected a linear layer's name (all is gemm:'s only)";
   if (s.k == fault_site::kind::bucket || s.name == "all") return "";
   if (s.in_gemm()) {
     const auto names = linear_names(m);
@@ -57,6 +64,7 @@ std::string check_site(const fault_site& s, const model_config& m) {
 }
 
 const format& site_format(const fault_site& s, const model_config& m) {
+  if (s.mx()) return mx_scale_site(s) ? e8m0() : element_format(elem_type::fp8_e4m3);
   return s.in_gemm() && m.bf16 ? bf16() : fp32();
 }
 
@@ -123,6 +131,29 @@ void site_injector::after_gemm(int linear, gemm_pass pass, const torch::Tensor&,
   if (s_.k == fault_site::kind::act && pass == gemm_pass::forward) apply(out);
   if (s_.k == fault_site::kind::actgrad && pass == gemm_pass::grad_input) apply(out);
   if (s_.k == fault_site::kind::gemm && inj_->uniform01() < q_) apply(out);
+}
+
+// The forward GEMM's operand of the site (0: x, the activation; 1: w^T, the
+// weight), its codes or block scales; records what moved.
+void site_injector::quantized(int linear, gemm_pass pass, int operand, block_tensor& q) {
+  if (!inj_ || !s_.mx() || linear != layer_ || pass != gemm_pass::forward) return;
+  const bool weight = s_.k == fault_site::kind::wcode || s_.k == fault_site::kind::wscale;
+  if (operand != (weight ? 1 : 0)) return;
+  const block_part part = mx_scale_site(s_) ? block_part::block_scale : block_part::code;
+  const std::vector<float> before = dequantize(q);
+  const size_t first = inj_->records().size();
+  block_part_target target(q, part);
+  inj_->apply(target);
+  for (size_t r = first; r < inj_->records().size(); ++r) {
+    block_injection_record b;
+    b.part = part, b.fault = inj_->records()[r];
+    for (int64_t e : block_part_reach(q, part, b.fault.index)) {
+      const float now = dequantize_at(q, e);
+      if (std::bit_cast<uint32_t>(now) == std::bit_cast<uint32_t>(before[size_t(e)])) continue;
+      b.moved.push_back(e), b.old_values.push_back(before[size_t(e)]), b.new_values.push_back(now);
+    }
+    block_records_.push_back(std::move(b));
+  }
 }
 
 void site_injector::grads_ready(int64_t, int rank, replica& r) {

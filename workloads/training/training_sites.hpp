@@ -10,12 +10,19 @@
 //   actgrad:LAYER  the gradient a linear layer's backward passes to its input
 //   gemm:LAYER     every GEMM of LAYER (forward and both backward) on the rank, each
 //   gemm:all       corrupting its output with probability q: a defective rank
+//   wcode:LAYER    precision mxfp8 (trainer/mx_linear.hpp): an E4M3 code of LAYER's weight as
+//   wscale:LAYER   its forward GEMM quantized it (B = w^T, K x N), or an E8M0 block scale
+//   xcode:LAYER    (ceil(K/32) x N); the same in the forward GEMM's activation operand
+//   xscale:LAYER   (A = x, tokens x K; scales tokens x ceil(K/32)), before the product reads it
 // The element within the tensor is the plan's site rule (uniform, at(I,J),
 // row, col, max_abs) over its 2-D view (rows = numel / last dimension).
 #pragma once
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
+
+#include "injectors/block_target.hpp"
 
 #include "protocol/workload.hpp"
 #include "workloads/training/trainer/trainer.hpp"
@@ -23,18 +30,21 @@
 namespace sdc::train {
 
 struct fault_site {
-  enum class kind { weight, adam_m, adam_v, grad, bucket, act, actgrad, gemm };
+  enum class kind { weight, adam_m, adam_v, grad, bucket, act, actgrad, gemm, wcode, wscale, xcode, xscale };
   kind k = kind::grad;
   std::string name;  // parameter or layer; "all" for gemm:all
   std::string text() const;
-  bool in_gemm() const { return k == kind::act || k == kind::actgrad || k == kind::gemm; }
+  bool in_gemm() const { return k == kind::act || k == kind::actgrad || k == kind::gemm || mx(); }
+  // In an MXFP8 GEMM's quantized operand (the weight's or the activation's codes or block scales).
+  bool mx() const { return k == kind::wcode || k == kind::wscale || k == kind::xcode || k == kind::xscale; }
   // Stored state (weight:, adam_m:, adam_v:): a fault there stays until the next write.
   bool stored() const { return k == kind::weight || k == kind::adam_m || k == kind::adam_v; }
 };
 fault_site parse_fault_site(const std::string& text);  // value_error on bad syntax
 // "" when the site names a parameter / layer of the model; else why not.
 std::string check_site(const fault_site& s, const model_config& m);
-// The format faults at the site see: bf16 for GEMM outputs under bf16 precision, else fp32.
+// The format faults at the site see: bf16 for GEMM outputs under bf16
+// precision, E4M3 for MXFP8 codes, E8M0 for their block scales, else fp32.
 const format& site_format(const fault_site& s, const model_config& m);
 
 // A libtorch tensor as a fault target (fp32 or bf16, contiguous), viewed 2-D.
@@ -63,6 +73,10 @@ class site_injector final : public step_observer, public gemm_hook {
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override;
   void grads_ready(int64_t step, int rank, replica& r) override;
   void reduced(int64_t step, int rank, torch::Tensor& bucket) override;
+  void quantized(int linear, gemm_pass pass, int operand, block_tensor& q) override;
+  // An mx site's faults so far, each naming its part and the elements whose
+  // dequantized value it moved (injectors/block_target.hpp).
+  const std::vector<block_injection_record>& block_records() const { return block_records_; }
 
  private:
   void apply(torch::Tensor t);
@@ -71,6 +85,7 @@ class site_injector final : public step_observer, public gemm_hook {
   int64_t param_ = -1, layer_ = -1;  // index of the named parameter / linear layer
   double q_;
   step_injector* inj_ = nullptr;
+  std::vector<block_injection_record> block_records_;
 };
 
 }  // namespace sdc::train

@@ -25,6 +25,11 @@ void block_gemm_reference(const block_tensor& A, const block_tensor& B, float* C
 // a column of B moves), bit for bit what block_gemm gives there.
 void block_gemm_part(const block_tensor& A, const block_tensor& B, float* C, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
+// The same bits as block_gemm, the block sums taken in double (exact for every
+// element type but E5M2, which goes to block_gemm): block_gemm_double.cpp says why.
+// The training workload's MXFP8 linear layers run on it.
+void block_gemm_double(const block_tensor& A, const block_tensor& B, float* C);
+
 // v * 2^e rounded once to fp32 (to nearest even; subnormals, overflow to inf).
 float fp32_from_scaled_integer(__int128 v, int e);
 

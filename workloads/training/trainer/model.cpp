@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "workloads/training/trainer/fixed_gemm.hpp"
+#include "workloads/training/trainer/mx_linear.hpp"
 
 namespace sdc::train {
 namespace {
@@ -21,28 +22,37 @@ void copy_rows(const Tensor& t, std::vector<float>& to) {  // converted and laid
   torch::from_blob(to.data(), t.sizes(), torch::kFloat).copy_(t.detach());
 }
 
-// One linear GEMM: the hook's (a check fused into it) or mixed_mm's.
-Tensor product(gemm_hook* h, int linear, gemm_pass pass, const Tensor& a, const Tensor& b) {
+// One linear GEMM: MXFP8's (mx not null), the hook's (a check fused into it)
+// or mixed_mm's; then shown to the hook with the operands as it read them.
+Tensor product(gemm_hook* h, const mx_recipe* mx, int linear, gemm_pass pass, const Tensor& a, const Tensor& b) {
   Tensor out;
-  if (h && h->run_gemm(linear, pass, a, b, out)) return out;
-  return mixed_mm(a, b);
+  if (mx) {
+    mx_operands read;
+    out = mx_mm(a, b, *mx, linear, pass, h, h ? &read : nullptr);
+    if (h) h->after_gemm(linear, pass, read.a_values, read.b_values, out);
+    return out;
+  }
+  if (!h || !h->run_gemm(linear, pass, a, b, out)) out = mixed_mm(a, b);
+  if (h) h->after_gemm(linear, pass, a, b, out);
+  return out;
 }
 
 // y = x w^T + b with the GEMMs of forward and backward written out, so a
 // gemm_hook sees each output (PyTorch's torch.nn.functional.linear computes the
 // same three products).
 struct linear_fn : torch::autograd::Function<linear_fn> {
-  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor b, int64_t linear, int64_t hook_addr) {
+  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor b, int64_t linear, int64_t hook_addr, int64_t mx_addr) {
     ctx->save_for_backward({x, w});
     ctx->saved_data["linear"] = linear;
     ctx->saved_data["hook"] = hook_addr;
+    ctx->saved_data["mx"] = mx_addr;
     ctx->saved_data["bias"] = b.numel() > 0;
     // The GEMM alone, then the bias: the hook sees C = A B exactly (a checksum
     // check of C needs no bias term), as a fault "after the matmul" lands.
     const Tensor wt = w.t();
     auto* h = reinterpret_cast<gemm_hook*>(hook_addr);
-    Tensor y = product(h, int(linear), gemm_pass::forward, x, wt);
-    if (h) h->after_gemm(int(linear), gemm_pass::forward, x, wt, y);
+    const auto* mx = reinterpret_cast<const mx_recipe*>(mx_addr);
+    Tensor y = product(h, mx, int(linear), gemm_pass::forward, x, wt);
     return b.numel() > 0 ? y + b : y;
   }
   static tensor_list backward(AutogradContext* ctx, tensor_list g) {
@@ -51,14 +61,13 @@ struct linear_fn : torch::autograd::Function<linear_fn> {
     const Tensor& w = saved[1];
     const int linear = int(ctx->saved_data["linear"].toInt());
     auto* h = reinterpret_cast<gemm_hook*>(ctx->saved_data["hook"].toInt());
+    const auto* mx = reinterpret_cast<const mx_recipe*>(ctx->saved_data["mx"].toInt());
     const Tensor go = g[0].contiguous();
-    Tensor gx = product(h, linear, gemm_pass::grad_input, go, w);
-    if (h) h->after_gemm(linear, gemm_pass::grad_input, go, w, gx);
+    Tensor gx = product(h, mx, linear, gemm_pass::grad_input, go, w);
     const Tensor got = go.t();
-    Tensor gw = product(h, linear, gemm_pass::grad_weight, got, x);
-    if (h) h->after_gemm(linear, gemm_pass::grad_weight, got, x, gw);
+    Tensor gw = product(h, mx, linear, gemm_pass::grad_weight, got, x);
     Tensor gb = ctx->saved_data["bias"].toBool() ? go.sum(0) : Tensor();
-    return {gx, gw, gb, Tensor(), Tensor()};
+    return {gx, gw, gb, Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -78,7 +87,7 @@ struct forward_state {
     auto sizes = x.sizes().vec();
     const Tensor x2 = gemm_in(x).reshape({-1, sizes.back()});
     const Tensor y = hooked_linear(x2, gemm_in(w), b.defined() ? gemm_in(b) : torch::empty({0}, w.options().requires_grad(false)),
-                                   id, o.hook);
+                                   id, o.hook, c.mxfp8 ? &mx_recipe_of(c) : nullptr);
     sizes.back() = w.size(0);
     return y.reshape(sizes);
   }
@@ -121,8 +130,9 @@ param_set param_set::clone() const {
   return c;
 }
 
-torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook) {
-  return linear_fn::apply(x, w, b, int64_t(id), int64_t(reinterpret_cast<intptr_t>(hook)));
+torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook,
+                            const mx_recipe* mx) {
+  return linear_fn::apply(x, w, b, int64_t(id), int64_t(reinterpret_cast<intptr_t>(hook)), int64_t(reinterpret_cast<intptr_t>(mx)));
 }
 
 sdc::gemm_record gemm_record_of(int linear, gemm_pass pass, const Tensor& a, const Tensor& b, const Tensor& out) {

@@ -22,6 +22,10 @@
 #include "protocol/views/training_view.hpp"
 #include "workloads/training/trainer/training_config.hpp"
 
+namespace sdc {
+struct block_tensor;
+}
+
 namespace sdc::train {
 
 // Parameters in a fixed order, each with its name ("blocks.0.attn.qkv.weight").
@@ -54,6 +58,12 @@ class gemm_hook {
     return false;
   }
   virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
+  // Precision mxfp8 (mx_linear.hpp): each operand of the GEMM once quantized
+  // (operand 0: A, blocked along its rows; 1: B, down its columns), before
+  // the product, which reads it as the hook leaves it (a fault in a code or
+  // a block scale lands here). after_gemm then gets the operands' fp32
+  // values as read, and run_gemm is not asked.
+  virtual void quantized(int /*linear*/, gemm_pass, int /*operand*/, sdc::block_tensor& /*q*/) {}
   // After each attention product of the forward pass of block `layer`, out =
   // a b batched over [B, H] (pass: k_attention_scores, Q K^T; then
   // k_attention_context, P V), read only: no fault site is in them. HF's eager
@@ -73,8 +83,11 @@ sdc::gemm_record batched_record_of(int layer, int pass, const torch::Tensor& a, 
 
 // y = x w^T + b for a 2-D x (b may be empty: numel 0), its forward and both
 // backward GEMMs shown to `hook` (may be null) as linear layer `id`. The same
-// products as torch::nn::functional::linear, its reference twin in the tests.
-torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook);
+// products as torch::nn::functional::linear, its reference twin in the tests;
+// with `mx` (not null), the three GEMMs in MXFP8 (mx_linear.hpp).
+struct mx_recipe;
+torch::Tensor hooked_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, int id, gemm_hook* hook,
+                            const mx_recipe* mx = nullptr);
 
 // The model's linear layers by name ("blocks.0.mlp.fc1"), in call order.
 std::vector<std::string> linear_names(const model_config& c);

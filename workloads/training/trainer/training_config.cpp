@@ -96,7 +96,11 @@ train_config parse_train_config(const json& j, const std::string& file, const st
   c.model.tied_head = get(m, "tied_head", c.model.tied_head);
   c.model.rmsnorm = get<std::string>(m, "norm", "layernorm") == "rmsnorm";
   c.model.dropout = get(m, "dropout", c.model.dropout);
-  c.model.bf16 = get<std::string>(m, "precision", "fp32") == "bf16";
+  const std::string precision = get<std::string>(m, "precision", "fp32");
+  c.model.bf16 = precision == "bf16" || precision == "mxfp8";
+  c.model.mxfp8 = precision == "mxfp8";
+  c.model.mx_microxcaling = get<std::string>(m, "mxfp8_recipe", "transformer_engine") == "microxcaling";
+  if (m.contains("mxfp8_recipe") && !c.model.mxfp8) fail("/model/mxfp8_recipe", "only with precision mxfp8");
   c.model.swiglu = get<std::string>(m, "mlp", "gelu") == "swiglu";
   c.model.rope = get<std::string>(m, "positions", "learned") == "rope";
   c.model.bias = get(m, "bias", c.model.bias);
@@ -153,7 +157,8 @@ json describe(const train_config& c) {
   };
   json model = {{"layers", m.layers}, {"width", m.width}, {"heads", m.heads}, {"seq", m.seq}, {"vocab", m.vocab},
                 {"tied_head", m.tied_head}, {"norm", m.rmsnorm ? "rmsnorm" : "layernorm"}, {"dropout", m.dropout},
-                {"precision", m.bf16 ? "bf16" : "fp32"}};
+                {"precision", m.mxfp8 ? "mxfp8" : m.bf16 ? "bf16" : "fp32"}};
+  if (m.mx_microxcaling) model["mxfp8_recipe"] = "microxcaling";
   // The LLaMA-style fields only where they differ from the GPT-style defaults:
   // a configuration written before them keeps its description (and its hash,
   // which names the cached pretrained checkpoint).

@@ -21,6 +21,10 @@ struct model_config {
   bool rmsnorm = false;
   double dropout = 0.0;
   bool bf16 = false;  // GEMMs in bf16 (autocast), else all fp32
+  // precision mxfp8: bf16 as above, and the linear layers' GEMMs in MXFP8
+  // (workloads/training/trainer/mx_linear.hpp); mx_microxcaling: the variant
+  // with microxcaling's scale and rounding instead of TransformerEngine's.
+  bool mxfp8 = false, mx_microxcaling = false;
   // LLaMA-style blocks: a SwiGLU MLP (down(silu(gate x) * up x)) instead of
   // GELU's fc1/fc2, rotary position embeddings on q and k instead of learned
   // ones, no biases in the linear layers.
