@@ -1,8 +1,8 @@
 // The softmax of a block's attention under faults (trainer/attention.hpp): a
 // NaN score turns its row's probabilities into NaN and leaves every other row
 // as it was; a NaN in a masked (future) position is masked away; a NaN row
-// maximum or row sum of the explicit softmax turns its row into NaN; the
-// explicit softmax is torch's up to rounding.
+// maximum or row sum of the explicit softmax turns its row into NaN; a huge
+// score makes its row one-hot; the explicit softmax is torch's up to rounding.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,6 +59,20 @@ TEST(AttentionFaults, ANaNScoreTurnsItsRowIntoNaN) {
     nan_at_point h;  // the softmax's input, through its site
     h.point = attention_point::softmax_in, h.at = {0, 1, 7, 0};
     expect_only_row_nan(attention_probs(in.scores, in.causal, 4, 0, &h, expl), clean, 0, 1, 7);
+  }
+}
+
+// An exponent flip that makes an attended score huge concentrates its row on that key.
+TEST(AttentionFaults, AHugeScoreConcentratesItsRowOnOneKey) {
+  const auto in = attn_fault_input();
+  for (bool expl : {false, true}) {
+    const torch::Tensor clean = attention_probs(in.scores, in.causal, 4, 0, nullptr, expl);
+    torch::Tensor s = in.scores.clone();
+    s[0][0][6][2] = 1e30f;
+    const torch::Tensor p = attention_probs(s, in.causal, 4, 0, nullptr, expl);
+    EXPECT_TRUE(torch::equal(p[0][0][6], torch::one_hot(torch::tensor(int64_t(2)), 8).to(torch::kFloat))) << expl;
+    p[0][0][6] = clean[0][0][6];
+    EXPECT_TRUE(torch::equal(p, clean)) << expl;  // no other row moved
   }
 }
 

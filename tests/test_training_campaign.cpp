@@ -304,16 +304,17 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
 // Attention sites end to end (issue 70), a row max (the explicit softmax in
 // the episode, its twin and its replays), P V and the three gradients (an
 // autograd hook's change flows on): torchtitan's replay on other devices
-// (peer) sees every fault that changed rank 1's gradients; in place it sees a transient one the same, and never a
-// permanent one, which recurs in the replay on its device; clean episodes
-// replay bit for bit, the explicit softmax's included.
+// (peer) sees every fault that changed rank 1's gradients; in place it sees a
+// transient one as often, and never a permanent one, which recurs in the
+// replay on its device (nor an intermittent(0,1) one: on at its step, off
+// after); clean episodes replay bit for bit, the explicit softmax's included.
 TEST(TrainingCampaign, AttentionFaultsRecurWhereTheirLifetimeSays) {
   const json j = run_bf16_suite(
       "attention",
       {{"site", {"attn_row_max:blocks.0", "attn_scores_grad:blocks.0", "attn_probs_grad:blocks.1", "attn_context:blocks.1",
                  "attn_context_grad:blocks.1"}},
        {"fault", {"bitflip"}},
-       {"bit", {"exp1"}}, {"lifetime", {"transient", "permanent"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
+       {"bit", {"exp1"}}, {"lifetime", {"transient", "permanent", "intermittent(0,1)"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
       json::array({{{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
                    {{"name", "sdc_replay"}, {"label", "peer"},
                     {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}, {"signature", "local"}}}}}));
@@ -324,7 +325,7 @@ TEST(TrainingCampaign, AttentionFaultsRecurWhereTheirLifetimeSays) {
   }
   for (const char* site : {"attn_row_max:blocks.0", "attn_scores_grad:blocks.0", "attn_probs_grad:blocks.1", "attn_context:blocks.1",
                            "attn_context_grad:blocks.1"}) {
-    for (const char* life : {"transient", "permanent"}) {
+    for (const char* life : {"transient", "permanent", "intermittent(0,1)"}) {
       const std::string at = std::string(site) + " " + life;
       const json& peer = cell_where(j, {{"site", site}, {"lifetime", life}}, "peer")["faulty"];
       const json& in_place = cell_where(j, {{"site", site}, {"lifetime", life}}, "sdc_replay")["faulty"];

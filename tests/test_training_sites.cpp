@@ -169,7 +169,7 @@ TEST(TrainingSites, AttentionSitesLandWhereTheirRecordsSay) {
 TEST(TrainingSites, PatternsLandWhereTheirRecordsSay) {
   torch::set_num_threads(1);
   for (const char* site : {"weight:blocks.0.mlp.fc1.weight", "grad:blocks.0.mlp.fc1.weight", "bucket", "act:blocks.0.mlp.fc1",
-                           "gemm:blocks.1.mlp.fc2"})
+                           "gemm:blocks.1.mlp.fc2", "attn_softmax_in:blocks.0", "attn_row_sum:blocks.1", "attn_context_grad:blocks.1"})
     for (const char* pattern : {"run(5)", "strided(32,3)", "full_row", "full_col"}) check_site(site, "bitflip", "mant1", false, pattern);
 }
 
