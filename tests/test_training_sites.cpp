@@ -192,6 +192,7 @@ TEST(TrainingSites, BadSitesAreNamed) {
   EXPECT_THROW(parse_fault_site("act:"), value_error);
   EXPECT_NE(check_site(parse_fault_site("attn_scores:blocks.2"), m).find("names no block"), std::string::npos);
   EXPECT_NE(check_site(parse_fault_site("attn_probs:head"), m).find("names no block"), std::string::npos);
+  EXPECT_NE(check_site(parse_fault_site("attn_probs:blocks.01"), m).find("names no block"), std::string::npos);
   EXPECT_EQ(check_site(parse_fault_site("attn_row_sum:blocks.1"), m), "");
   EXPECT_EQ(parse_fault_site("attn_scores_grad:blocks.0").point, attention_point::scores_grad);
   EXPECT_EQ(parse_fault_site("attn_scores_grad:blocks.0").text(), "attn_scores_grad:blocks.0");

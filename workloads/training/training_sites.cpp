@@ -26,6 +26,7 @@ std::string attention_prefix(attention_point p) { return fmt::format("attn_{}:",
 int block_of(const std::string& name) {
   const std::string p = "blocks.";
   if (name.rfind(p, 0) != 0 || name.size() == p.size() || name.size() > p.size() + 4) return -1;
+  if (name[p.size()] == '0' && name.size() > p.size() + 1) return -1;  // one spelling per block
   int l = 0;
   for (size_t i = p.size(); i < name.size(); ++i) {
     if (name[i] < '0' || name[i] > '9') return -1;
