@@ -305,9 +305,10 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
 // the episode, its twin and its replays), P V and the three gradients (an
 // autograd hook's change flows on): torchtitan's replay on other devices
 // (peer) sees every fault that changed rank 1's gradients; in place it sees a
-// transient one as often, and never a permanent one, which recurs in the
-// replay on its device (nor an intermittent(0,1) one: on at its step, off
-// after); clean episodes replay bit for bit, the explicit softmax's included.
+// transient one as often, and never a permanent or intermittent(0,1) one (on
+// at its step, off after), which recurs in the replay on its device: so a
+// row-max episode's explicit softmax replays bit for bit at every step. Clean
+// episodes (torch's softmax) replay bit for bit.
 TEST(TrainingCampaign, AttentionFaultsRecurWhereTheirLifetimeSays) {
   const json j = run_bf16_suite(
       "attention",

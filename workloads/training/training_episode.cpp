@@ -60,7 +60,11 @@ class training_runner final : public episode_runner, public step_observer, publi
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
-    trainer_ = std::make_unique<dp_trainer>(model_for_site(g_.site, fork_->config.model), fork_->config.optim, dp_, &fork_->data.train);
+    // A faulty episode at a site inside the softmax (and its clean twin)
+    // trains with the explicit softmax; a clean one keeps torch's, as cells
+    // that differ only in their site share their clean episodes.
+    const model_config m = kind == trial_kind::faulty ? model_for_site(g_.site, fork_->config.model) : fork_->config.model;
+    trainer_ = std::make_unique<dp_trainer>(m, fork_->config.optim, dp_, &fork_->data.train);
     trainer_->start_from(fork_->start);
     recompute_.begin(trainer_.get(), [this, kind, trial](int64_t step) {
       rng g = make_stream(seed_, cell_hash_, trial, kind, g_.faults.rank, step, stream_purpose::lifetime);
