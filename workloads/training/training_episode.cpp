@@ -167,7 +167,7 @@ class training_runner final : public episode_runner, public step_observer, publi
   // own output, which a GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
-    const bool fault_here = site_hook_ && !after_the_gemm;
+    const bool fault_here = site_hook_ && !after_the_gemm && g_.site.k != fault_site::kind::attention;  // attention: not in a linear GEMM
     if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, fault_here);
     const auto t0 = clock_type::now();
     const torch::Tensor before = record_gemms_ && fault_here ? out.clone() : torch::Tensor();

@@ -66,9 +66,10 @@ class gemm_hook {
   virtual void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) = 0;
   // After each attention product of the forward pass of block `layer`, out =
   // a b batched over [B, H] (pass: k_attention_scores, Q K^T; then
-  // k_attention_context, P V), read only, before an attention site changes them. HF's eager
-  // attention computes these two with torch.matmul, where torch_npu's CheckSum
-  // looks (workloads/training/training_episode.cpp records them).
+  // k_attention_context, P V), read only, before an attention site changes
+  // them. HF's eager attention computes these two with torch.matmul, where
+  // torch_npu's CheckSum looks (workloads/training/training_episode.cpp
+  // records them).
   virtual void after_attention(int /*layer*/, int /*pass*/, const torch::Tensor& /*a*/, const torch::Tensor& /*b*/,
                                const torch::Tensor& /*out*/) {}
   // Whether at_attention wants the tensor at `point` of block `layer`; then
