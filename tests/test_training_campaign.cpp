@@ -301,6 +301,41 @@ TEST(TrainingCampaign, RerunsLabelFaultsByTheirLifetimeAndReplaysSeeWhatDiffers)
   }
 }
 
+// Attention sites end to end (issue 70), a row max (the explicit softmax in
+// the episode, its twin and its replays), P V and the three gradients (an
+// autograd hook's change flows on): torchtitan's replay on other devices
+// (peer) sees every fault that changed rank 1's gradients; in place it sees a
+// transient one as often, and never a permanent or intermittent(0,1) one (on
+// at its step, off after), which recurs in the replay on its device: so a
+// row-max episode's explicit softmax replays bit for bit at every step. Clean
+// episodes (torch's softmax) replay bit for bit.
+TEST(TrainingCampaign, AttentionFaultsRecurWhereTheirLifetimeSays) {
+  const json j = run_bf16_suite(
+      "attention",
+      {{"site", {"attn_row_max:blocks.0", "attn_scores_grad:blocks.0", "attn_probs_grad:blocks.1", "attn_context:blocks.1",
+                 "attn_context_grad:blocks.1"}},
+       {"fault", {"bitflip"}},
+       {"bit", {"exp1"}}, {"lifetime", {"transient", "permanent", "intermittent(0,1)"}}, {"when", {"specific(2)"}}, {"rank", {"1"}}},
+      json::array({{{"name", "sdc_replay"}, {"params", {{"num_steps", -1}}}},
+                   {{"name", "sdc_replay"}, {"label", "peer"},
+                    {"params", {{"num_steps", -1}, {"peer", true}, {"num_replays", 2}, {"signature", "local"}}}}}));
+  ASSERT_FALSE(j.is_null());
+  for (const auto& c : j["cells"]) {
+    EXPECT_FALSE(c["skipped"].is_string()) << c["key"];
+    EXPECT_EQ(c["clean"]["flagged"], 0) << c["key"] << " " << c["detector"]["label"];
+  }
+  for (const char* site : {"attn_row_max:blocks.0", "attn_scores_grad:blocks.0", "attn_probs_grad:blocks.1", "attn_context:blocks.1",
+                           "attn_context_grad:blocks.1"}) {
+    for (const char* life : {"transient", "permanent", "intermittent(0,1)"}) {
+      const std::string at = std::string(site) + " " + life;
+      const json& peer = cell_where(j, {{"site", site}, {"lifetime", life}}, "peer")["faulty"];
+      const json& in_place = cell_where(j, {{"site", site}, {"lifetime", life}}, "sdc_replay")["faulty"];
+      EXPECT_GE(peer["detected"].get<int>(), 1) << at;
+      EXPECT_EQ(in_place["detected"], std::string(life) == "transient" ? peer["detected"] : json(0)) << at;
+    }
+  }
+}
+
 // Issue 12's training suites at smoke scale show what they are for. Their
 // committed smoke sets (results/smoke/) are read, not run again: ctest
 // test_smoke_sets reproduces each with this build, cell for cell, and

@@ -59,16 +59,38 @@ bool expected_event(const fault_site& s, const model_config& m, const event& e) 
     case fault_site::kind::wscale:
     case fault_site::kind::xcode:
     case fault_site::kind::xscale: return false;  // check_mx_site's
+    case fault_site::kind::attention: return e.what == fmt::format("attn {} {}", s.name.substr(7), attention_point_name(s.point));
   }
   return false;
+}
+
+// An attention fault's record names the element it changed: at its (batch,
+// head, row, col) of the [B, H, T, X] tensor, the clean run holds its old bits
+// and the faulty run its new ones.
+void check_attention_records(const fault_site& s, const site_injector& site, const torch::Tensor& clean,
+                             const torch::Tensor& faulty, size_t n) {
+  const auto& recs = site.attention_faults();
+  ASSERT_EQ(recs.size(), n);
+  ASSERT_EQ(faulty.dim(), 4);
+  for (const auto& f : recs) {
+    EXPECT_EQ(fmt::format("blocks.{}", f.layer), s.name);
+    EXPECT_EQ(f.point, s.point);
+    if (s.in_softmax()) {
+      EXPECT_EQ(f.col, 0);
+    }
+    const auto at = [&](const torch::Tensor& t) { return torch_target(t.index({f.batch, f.head, f.row, f.col}).reshape({1}).contiguous()).bits_at(0); };
+    EXPECT_EQ(at(clean), f.old_bits);
+    EXPECT_EQ(at(faulty), f.new_bits);
+  }
 }
 
 void check_site(const std::string& site_text, const std::string& model_text, const std::string& bit, bool bf16,
                 const std::string& element = "uniform") {
   SCOPED_TRACE(site_text + " / " + model_text + " / " + bit + (bf16 ? " / bf16" : " / fp32") + " / " + element);
-  const train_config c = config(bf16);
-  const auto d = load_train_data(c);
   const fault_site s = parse_fault_site(site_text);
+  train_config c = config(bf16);
+  c.model = model_for_site(s, c.model);
+  const auto d = load_train_data(c);
   ASSERT_EQ(check_site(s, c.model), "");
   test_injector inj;
   std::string why, axis;
@@ -108,6 +130,7 @@ void check_site(const std::string& site_text, const std::string& model_text, con
           recorded = inj.done[r].index == i && inj.done[r].old_bits == ta.bits_at(i) && inj.done[r].new_bits == tb.bits_at(i);
         EXPECT_TRUE(recorded) << b.what << ": element " << i << " changed without a record";
       }
+      if (s.k == fault_site::kind::attention) check_attention_records(s, site, a.value, b.value, n_here);
     } else {
       // Later GEMMs of a defective rank see inputs the first fault already changed:
       // their records must hold what the tensor holds.
@@ -132,11 +155,26 @@ TEST(TrainingSites, EverySiteEveryKindOfFaultModel) {
   }
 }
 
+// Every attention site, forward and backward, in fp32 and bf16: the records'
+// elements change and nothing else, at the promised step and rank.
+TEST(TrainingSites, AttentionSitesLandWhereTheirRecordsSay) {
+  torch::set_num_threads(1);
+  for (const char* point : {"scores", "softmax_in", "row_max", "row_sum", "probs", "context", "scores_grad", "probs_grad",
+                            "context_grad"}) {
+    const std::string site = fmt::format("attn_{}:blocks.1", point);
+    check_site(site, "bitflip", "mant1", false);
+    check_site(site, "multiply(1000)", "none", false, "max_abs");
+    check_site(site, "bitflip", "exp1", true);
+  }
+  check_site("attn_probs:blocks.0", "bitflip", "mant1", false, "full_row");
+  check_site("attn_scores_grad:blocks.0", "bitflip_random(1,mant)", "none", false, "run(5)");
+}
+
 // Multi-element patterns land at every site exactly where their records say.
 TEST(TrainingSites, PatternsLandWhereTheirRecordsSay) {
   torch::set_num_threads(1);
   for (const char* site : {"weight:blocks.0.mlp.fc1.weight", "grad:blocks.0.mlp.fc1.weight", "bucket", "act:blocks.0.mlp.fc1",
-                           "gemm:blocks.1.mlp.fc2"})
+                           "gemm:blocks.1.mlp.fc2", "attn_softmax_in:blocks.0", "attn_row_sum:blocks.1", "attn_context_grad:blocks.1"})
     for (const char* pattern : {"run(5)", "strided(32,3)", "full_row", "full_col"}) check_site(site, "bitflip", "mant1", false, pattern);
 }
 
@@ -227,6 +265,15 @@ TEST(TrainingSites, BadSitesAreNamed) {
   EXPECT_EQ(check_site(parse_fault_site("gemm:all"), m), "");
   EXPECT_THROW(parse_fault_site("weights:x"), value_error);
   EXPECT_THROW(parse_fault_site("act:"), value_error);
+  EXPECT_NE(check_site(parse_fault_site("attn_scores:blocks.2"), m).find("names no block"), std::string::npos);
+  EXPECT_NE(check_site(parse_fault_site("attn_probs:head"), m).find("names no block"), std::string::npos);
+  EXPECT_NE(check_site(parse_fault_site("attn_probs:blocks.01"), m).find("names no block"), std::string::npos);
+  EXPECT_EQ(check_site(parse_fault_site("attn_row_sum:blocks.1"), m), "");
+  EXPECT_EQ(parse_fault_site("attn_scores_grad:blocks.0").point, attention_point::scores_grad);
+  EXPECT_EQ(parse_fault_site("attn_scores_grad:blocks.0").text(), "attn_scores_grad:blocks.0");
+  EXPECT_TRUE(parse_fault_site("attn_row_max:blocks.0").in_softmax());
+  EXPECT_FALSE(model_for_site(parse_fault_site("attn_probs:blocks.0"), m).explicit_softmax);
+  EXPECT_THROW(parse_fault_site("attn_qk:blocks.0"), value_error);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // test_fault_lifetime.cpp): an injector that applies a plan as the trial
 // driver does and records what it did, and an observer that records every
 // event of a step (a rank's weights and moments as its step begins, every GEMM
-// output, its gradients before the all-reduce, its copy of the reduced
+// output, every attention point, its gradients before the all-reduce, its copy of the reduced
 // bucket), with the site under test applied first; and the small job they run.
 #pragma once
 #include <fmt/format.h>
@@ -74,6 +74,12 @@ struct recorder final : step_observer, gemm_hook {
     events.push_back({what, step, rank, torch::from_blob(v.data(), {q.rows, q.cols}, torch::kFloat).clone()});
     events.push_back({what + " code", step, rank, torch::from_blob(q.codes.data(), {int64_t(q.codes.size())}, torch::kByte).clone()});
     events.push_back({what + " block_scale", step, rank, torch::from_blob(q.scales.data(), {int64_t(q.scales.size())}, torch::kByte).clone()});
+  }
+  // Every attention point (forward and backward) is an event.
+  bool wants_attention(int, attention_point) override { return true; }
+  void at_attention(int layer, attention_point p, torch::Tensor& t) override {
+    if (site && site->gemm_hook_for(step, rank)) site->at_attention(layer, p, t);
+    events.push_back({fmt::format("attn {} {}", layer, attention_point_name(p)), step, rank, t.detach().clone()});
   }
   void grads_ready(int64_t s, int r, replica& rep) override {
     if (site) site->grads_ready(s, r, rep);

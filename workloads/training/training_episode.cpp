@@ -60,7 +60,11 @@ class training_runner final : public episode_runner, public step_observer, publi
     // Episodes see their own shuffles: (kind, group) picks the sampler's epochs.
     dp_.epoch_offset = int64_t(1 + (kind == trial_kind::faulty ? 0 : (1ull << 30)) + group * 1000);
     dp_.seed = fork_->config.dp.seed ^ (seed_ * 0x9e3779b97f4a7c15ull);
-    trainer_ = std::make_unique<dp_trainer>(fork_->config.model, fork_->config.optim, dp_, &fork_->data.train);
+    // A faulty episode at a site inside the softmax (and its clean twin)
+    // trains with the explicit softmax; a clean one keeps torch's, as cells
+    // that differ only in their site share their clean episodes.
+    const model_config m = kind == trial_kind::faulty ? model_for_site(g_.site, fork_->config.model) : fork_->config.model;
+    trainer_ = std::make_unique<dp_trainer>(m, fork_->config.optim, dp_, &fork_->data.train);
     trainer_->start_from(fork_->start);
     recompute_.begin(trainer_.get(), [this, kind, trial](int64_t step) {
       rng g = make_stream(seed_, cell_hash_, trial, kind, g_.faults.rank, step, stream_purpose::lifetime);
@@ -150,6 +154,9 @@ class training_runner final : public episode_runner, public step_observer, publi
     views_[size_t(hook_rank_)].attention.push_back(batched_record_of(layer, pass, a, b, out));
     work_.add(step_need::attention_gemms, seconds_since(t0));
   }
+  // The attention sites, after the attention products are recorded.
+  bool wants_attention(int layer, attention_point p) override { return site_hook_ && site_hook_->wants_attention(layer, p); }
+  void at_attention(int layer, attention_point p, torch::Tensor& t) override { site_hook_->at_attention(layer, p, t); }
   bool run_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     return guarded_ && guards_[size_t(hook_rank_)].run_gemm(linear, pass, a, b, out);
   }
@@ -160,7 +167,8 @@ class training_runner final : public episode_runner, public step_observer, publi
   // own output, which a GEMM check verifies, is recorded clean first.
   void after_gemm(int linear, gemm_pass pass, const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) override {
     const bool after_the_gemm = g_.site.k == fault_site::kind::act || g_.site.k == fault_site::kind::actgrad;
-    const bool fault_here = site_hook_ && !after_the_gemm && !g_.site.mx();  // mx: in the operands, before the product
+    const bool fault_here = site_hook_ && !after_the_gemm && !g_.site.mx() &&
+                            g_.site.k != fault_site::kind::attention;  // mx: in the operands, before the product; attention: not in a linear GEMM
     if (guarded_) guards_[size_t(hook_rank_)].before_fault(out, fault_here);
     const auto t0 = clock_type::now();
     const torch::Tensor before = record_gemms_ && fault_here ? out.clone() : torch::Tensor();
@@ -265,7 +273,7 @@ class training_runner final : public episode_runner, public step_observer, publi
 };
 
 episode_truth training_runner::truth() {
-  twin_.run(*fork_, dp_, g_.steps, data_id_);
+  twin_.run(*fork_, model_for_site(g_.site, fork_->config.model), dp_, g_.steps, data_id_);
   return episode_truth_of(g_, *fork_, fork_index_, dp_, when_, trainer_->replicas(), losses_, twin_);
 }
 

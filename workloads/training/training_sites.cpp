@@ -20,11 +20,30 @@ constexpr site_name k_sites[] = {{"weight:", fault_site::kind::weight}, {"adam_m
                                  {"xscale:", fault_site::kind::xscale}};
 
 bool mx_scale_site(const fault_site& s) { return s.k == fault_site::kind::wscale || s.k == fault_site::kind::xscale; }
+constexpr attention_point k_attention_points[] = {
+    attention_point::scores,      attention_point::softmax_in, attention_point::row_max,
+    attention_point::row_sum,     attention_point::probs,      attention_point::context,
+    attention_point::scores_grad, attention_point::probs_grad, attention_point::context_grad};
+std::string attention_prefix(attention_point p) { return fmt::format("attn_{}:", attention_point_name(p)); }
+
+// L of "blocks.L", or -1.
+int block_of(const std::string& name) {
+  const std::string p = "blocks.";
+  if (name.rfind(p, 0) != 0 || name.size() == p.size() || name.size() > p.size() + 4) return -1;
+  if (name[p.size()] == '0' && name.size() > p.size() + 1) return -1;  // one spelling per block
+  int l = 0;
+  for (size_t i = p.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    l = l * 10 + (name[i] - '0');
+  }
+  return l;
+}
 
 }  // namespace
 
 std::string fault_site::text() const {
   if (k == kind::bucket) return "bucket";
+  if (k == kind::attention) return attention_prefix(point) + name;
   for (const auto& s : k_sites)
     if (s.k == k) return s.prefix + name;
   return "?";
@@ -36,6 +55,13 @@ fault_site parse_fault_site(const std::string& text) {
     s.k = fault_site::kind::bucket;
     return s;
   }
+  for (const auto point : k_attention_points) {
+    const std::string p = attention_prefix(point);
+    if (text.rfind(p, 0) == 0 && text.size() > p.size()) {
+      s.k = fault_site::kind::attention, s.point = point, s.name = text.substr(p.size());
+      return s;
+    }
+  }
   for (const auto& n : k_sites) {
     const std::string p = n.prefix;
     if (text.rfind(p, 0) == 0 && text.size() > p.size()) {
@@ -44,13 +70,19 @@ fault_site parse_fault_site(const std::string& text) {
     }
   }
   throw value_error("expected weight:PARAM, adam_m:PARAM, adam_v:PARAM, grad:PARAM (PARAM = all: every parameter as one), "
-                    "bucket, act:LAYER, actgrad:LAYER, gemm:LAYER, gemm:all, or (precision mxfp8) wcode:LAYER, wscale:LAYER, "
-                    "xcode:LAYER, xscale:LAYER; got '" + text + "'");
+                    "bucket, act:LAYER, actgrad:LAYER, gemm:LAYER, gemm:all, attn_POINT:blocks.L (POINT = scores, softmax_in, "
+                    "row_max, row_sum, probs, context, scores_grad, probs_grad or context_grad), or (precision mxfp8) "
+                    "wcode:LAYER, wscale:LAYER, xcode:LAYER, xscale:LAYER; got '" + text + "'");
 }
 
 std::string check_site(const fault_site& s, const model_config& m) {
   if (s.mx() && !m.mxfp8) return s.text() + " is in an MXFP8 GEMM's operand: only with model precision mxfp8";
   if (s.mx() && s.name == "all") return s.text() + ": expected a linear layer's name (all is gemm:'s only)";
+  if (s.k == fault_site::kind::attention) {
+    const int l = block_of(s.name);
+    if (l >= 0 && l < m.layers) return "";
+    return fmt::format("{} names no block of the model (expected blocks.L, L from 0 to {})", s.text(), m.layers - 1);
+  }
   if (s.k == fault_site::kind::bucket || s.name == "all") return "";
   if (s.in_gemm()) {
     const auto names = linear_names(m);
@@ -65,7 +97,19 @@ std::string check_site(const fault_site& s, const model_config& m) {
 
 const format& site_format(const fault_site& s, const model_config& m) {
   if (s.mx()) return mx_scale_site(s) ? e8m0() : element_format(elem_type::fp8_e4m3);
-  return s.in_gemm() && m.bf16 ? bf16() : fp32();
+  if (s.k != fault_site::kind::attention) return s.in_gemm() && m.bf16 ? bf16() : fp32();
+  switch (s.point) {  // the attention products and their gradients are in the GEMMs' format
+    case attention_point::scores:
+    case attention_point::context:
+    case attention_point::scores_grad:
+    case attention_point::context_grad: return m.bf16 ? bf16() : fp32();
+    default: return fp32();
+  }
+}
+
+model_config model_for_site(const fault_site& s, model_config m) {
+  m.explicit_softmax = s.in_softmax();
+  return m;
 }
 
 torch_target::torch_target(torch::Tensor t) : t_(std::move(t)) {
@@ -92,6 +136,8 @@ site_injector::site_injector(const fault_site& s, const model_config& m, double 
     const auto names = linear_names(m);
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == s.name) layer_ = int64_t(i);
+  } else if (s.k == fault_site::kind::attention) {
+    layer_ = block_of(s.name);
   } else if (s.k != fault_site::kind::bucket) {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(0);
     param_ = init_params(m, gen).index_of(s.name);
@@ -122,12 +168,12 @@ void site_injector::step_begins(int64_t, int rank, replica& r) {
 }
 
 gemm_hook* site_injector::gemm_hook_for(int64_t, int rank) {
-  return inj_ && s_.in_gemm() && inj_->fires(rank) ? this : nullptr;
+  return inj_ && (s_.in_gemm() || s_.k == fault_site::kind::attention) && inj_->fires(rank) ? this : nullptr;
 }
 
 void site_injector::after_gemm(int linear, gemm_pass pass, const torch::Tensor&, const torch::Tensor&, torch::Tensor& out) {
   const bool layer = layer_ < 0 || linear == layer_;  // layer_ < 0: gemm:all
-  if (!layer) return;
+  if (!layer || s_.k == fault_site::kind::attention) return;
   if (s_.k == fault_site::kind::act && pass == gemm_pass::forward) apply(out);
   if (s_.k == fault_site::kind::actgrad && pass == gemm_pass::grad_input) apply(out);
   if (s_.k == fault_site::kind::gemm && inj_->uniform01() < q_) apply(out);
@@ -165,6 +211,23 @@ void site_injector::grads_ready(int64_t, int rank, replica& r) {
 
 void site_injector::reduced(int64_t, int rank, torch::Tensor& bucket) {
   if (inj_ && s_.k == fault_site::kind::bucket && inj_->fires(rank)) apply(bucket);
+}
+
+bool site_injector::wants_attention(int layer, attention_point p) {
+  return inj_ && s_.k == fault_site::kind::attention && layer == layer_ && p == s_.point;
+}
+
+void site_injector::at_attention(int layer, attention_point p, torch::Tensor& t) {
+  if (!wants_attention(layer, p)) return;
+  const size_t before = inj_->records().size();
+  apply(t);
+  // The element's [B, H, T, X] coordinates from its row-major index.
+  const auto& recs = inj_->records();
+  const int64_t X = t.size(3), T = t.size(2), H = t.size(1);
+  for (size_t i = before; i < recs.size(); ++i) {
+    const int64_t at = recs[i].index;
+    attention_faults_.push_back({layer, p, at / (X * T * H), at / (X * T) % H, at / X % T, at % X, recs[i].old_bits, recs[i].new_bits});
+  }
 }
 
 }  // namespace sdc::train

@@ -14,6 +14,10 @@
 //   wscale:LAYER   its forward GEMM quantized it (B = w^T, K x N), or an E8M0 block scale
 //   xcode:LAYER    (ceil(K/32) x N); the same in the forward GEMM's activation operand
 //   xscale:LAYER   (A = x, tokens x K; scales tokens x ceil(K/32)), before the product reads it
+//   attn_POINT:blocks.L  the tensor at attention_point POINT of block L's
+//                  attention (trainer/model.hpp): attn_scores, attn_softmax_in,
+//                  attn_row_max, attn_row_sum (explicit softmax), attn_probs,
+//                  attn_context, attn_scores_grad, attn_probs_grad, attn_context_grad
 // The element within the tensor is the plan's site rule (uniform, at(I,J),
 // row, col, max_abs) over its 2-D view (rows = numel / last dimension).
 #pragma once
@@ -30,22 +34,41 @@
 namespace sdc::train {
 
 struct fault_site {
-  enum class kind { weight, adam_m, adam_v, grad, bucket, act, actgrad, gemm, wcode, wscale, xcode, xscale };
+  enum class kind { weight, adam_m, adam_v, grad, bucket, act, actgrad, gemm, wcode, wscale, xcode, xscale, attention };
   kind k = kind::grad;
-  std::string name;  // parameter or layer; "all" for gemm:all
+  std::string name;  // parameter or layer; "all" for gemm:all; the block (blocks.L) for attention
+  attention_point point = attention_point::scores;  // attention: where in the block's attention
   std::string text() const;
   bool in_gemm() const { return k == kind::act || k == kind::actgrad || k == kind::gemm || mx(); }
   // In an MXFP8 GEMM's quantized operand (the weight's or the activation's codes or block scales).
   bool mx() const { return k == kind::wcode || k == kind::wscale || k == kind::xcode || k == kind::xscale; }
+  // attn_row_max:, attn_row_sum: exist only in the explicit softmax.
+  bool in_softmax() const {
+    return k == kind::attention && (point == attention_point::row_max || point == attention_point::row_sum);
+  }
   // Stored state (weight:, adam_m:, adam_v:): a fault there stays until the next write.
   bool stored() const { return k == kind::weight || k == kind::adam_m || k == kind::adam_v; }
 };
 fault_site parse_fault_site(const std::string& text);  // value_error on bad syntax
 // "" when the site names a parameter / layer of the model; else why not.
 std::string check_site(const fault_site& s, const model_config& m);
-// The format faults at the site see: bf16 for GEMM outputs under bf16
-// precision, E4M3 for MXFP8 codes, E8M0 for their block scales, else fp32.
+// The format faults at the site see: bf16 for GEMM outputs (and the
+// attention products and their gradients) under bf16 precision, E4M3 for
+// MXFP8 codes, E8M0 for their block scales, else fp32.
 const format& site_format(const fault_site& s, const model_config& m);
+// The model an episode at the site trains: explicit_softmax set for a site inside the softmax.
+model_config model_for_site(const fault_site& s, model_config m);
+
+// Where an attention fault landed: the tensor's [B, H, T, X] coordinates
+// (model.hpp, attention_point: col is the key position for scores,
+// softmax_in, probs and their gradients, the head's feature for context and
+// its gradient, 0 for row_max and row_sum) and the bits it changed.
+struct attention_fault {
+  int layer = -1;
+  attention_point point = attention_point::scores;
+  int64_t batch = -1, head = -1, row = -1, col = -1;
+  uint64_t old_bits = 0, new_bits = 0;
+};
 
 // A libtorch tensor as a fault target (fp32 or bf16, contiguous), viewed 2-D.
 class torch_target final : public fault_target {
@@ -77,6 +100,10 @@ class site_injector final : public step_observer, public gemm_hook {
   // An mx site's faults so far, each naming its part and the elements whose
   // dequantized value it moved (injectors/block_target.hpp).
   const std::vector<block_injection_record>& block_records() const { return block_records_; }
+  bool wants_attention(int layer, attention_point p) override;
+  void at_attention(int layer, attention_point p, torch::Tensor& t) override;
+  // Every attention fault the driver's injector recorded, in order (a replay records none).
+  const std::vector<attention_fault>& attention_faults() const { return attention_faults_; }
 
  private:
   void apply(torch::Tensor t);
@@ -86,6 +113,7 @@ class site_injector final : public step_observer, public gemm_hook {
   double q_;
   step_injector* inj_ = nullptr;
   std::vector<block_injection_record> block_records_;
+  std::vector<attention_fault> attention_faults_;
 };
 
 }  // namespace sdc::train

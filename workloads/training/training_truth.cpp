@@ -9,9 +9,9 @@
 
 namespace sdc::train {
 
-void clean_twin::run(const fork_point& fork, const dp_config& dp, int64_t steps, uint64_t data_id) {
+void clean_twin::run(const fork_point& fork, const model_config& m, const dp_config& dp, int64_t steps, uint64_t data_id) {
   if (id == data_id) return;
-  dp_trainer t(fork.config.model, fork.config.optim, dp, &fork.data.train);
+  dp_trainer t(m, fork.config.optim, dp, &fork.data.train);
   t.start_from(fork.start);
   losses = mean_losses(t, steps);
   params = t.replicas()[0].params.clone();

@@ -21,7 +21,8 @@ struct clean_twin {
   std::vector<double> losses;
   param_set params;
   double val = 0;
-  void run(const fork_point& fork, const dp_config& dp, int64_t steps, uint64_t data_id);
+  // m: the episode's model (model_for_site); its validation loss is the fork's model's, as the episode's.
+  void run(const fork_point& fork, const model_config& m, const dp_config& dp, int64_t steps, uint64_t data_id);
 };
 
 // The episode's truth: masked when bit-identical to the twin; large (harmful)

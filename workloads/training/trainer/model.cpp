@@ -6,6 +6,7 @@
 #include <mpfr.h>
 #include <mutex>
 
+#include "workloads/training/trainer/attention.hpp"
 #include "workloads/training/trainer/fixed_gemm.hpp"
 #include "workloads/training/trainer/mx_linear.hpp"
 
@@ -277,13 +278,15 @@ Tensor forward(const model_config& c, const param_set& p, const Tensor& tokens, 
     const Tensor q = c.rope ? s.gemm_in(apply_rope(qkv[0], rope)) : qkv[0], k = c.rope ? s.gemm_in(apply_rope(qkv[1], rope)) : qkv[1],
                  v = qkv[2];
     const Tensor kt = k.transpose(-2, -1);
-    const Tensor scores = mixed_matmul(q, kt);
+    Tensor scores = mixed_matmul(q, kt);
     if (o.hook) o.hook->after_attention(l, sdc::k_attention_scores, q, kt, scores);
-    Tensor att = scores.to(torch::kFloat) / std::sqrt(double(D));
-    att = s.dropout(torch::softmax(att.masked_fill(causal, -INFINITY), -1));
-    const Tensor p = s.gemm_in(att);
-    const Tensor context = mixed_matmul(p, v);
+    attention_point_at(o.hook, l, attention_point::scores, scores);
+    attention_grad_at(o.hook, l, attention_point::scores_grad, scores);
+    const Tensor p = s.gemm_in(s.dropout(attention_probs(scores, causal, D, l, o.hook, c.explicit_softmax)));
+    Tensor context = mixed_matmul(p, v);
     if (o.hook) o.hook->after_attention(l, sdc::k_attention_context, p, v, context);
+    attention_point_at(o.hook, l, attention_point::context, context);
+    attention_grad_at(o.hook, l, attention_point::context_grad, context);
     const Tensor y = context.transpose(1, 2).reshape({B, T, c.width});
     x = x + s.dropout(s.linear(y, b + "attn.proj"));
     const Tensor n2 = s.norm(x, b + "norm2");

@@ -43,6 +43,16 @@ param_set init_params(const model_config& c, at::Generator& gen);
 enum class gemm_pass { forward, grad_input, grad_weight };
 const char* gemm_pass_name(gemm_pass p);
 
+// The tensors of a block's attention a fault can land in (issue 70), each
+// [B, H, T, X] (batch, head, query row, X = key column; 1 for row_max and
+// row_sum; the head's feature for context): forward, Q K^T as computed (bf16
+// under bf16 precision), the softmax's input (scaled, causally masked, fp32),
+// its row maxima and row sums (the explicit softmax only: model_config's
+// explicit_softmax), its probabilities (fp32, before dropout), the product
+// with V; backward, the gradients of Q K^T, the probabilities and P V.
+enum class attention_point { scores, softmax_in, row_max, row_sum, probs, context, scores_grad, probs_grad, context_grad };
+const char* attention_point_name(attention_point p);
+
 // Called after every linear layer's GEMM out = a b (2-D: tokens x features for
 // forward and grad_input, out x in for grad_weight; a and b as the GEMM read
 // them, possibly transposed views; the forward bias is added after), which it
@@ -66,11 +76,17 @@ class gemm_hook {
   virtual void quantized(int /*linear*/, gemm_pass, int /*operand*/, sdc::block_tensor& /*q*/) {}
   // After each attention product of the forward pass of block `layer`, out =
   // a b batched over [B, H] (pass: k_attention_scores, Q K^T; then
-  // k_attention_context, P V), read only: no fault site is in them. HF's eager
-  // attention computes these two with torch.matmul, where torch_npu's CheckSum
-  // looks (workloads/training/training_episode.cpp records them).
+  // k_attention_context, P V), read only, before an attention site changes
+  // them. HF's eager attention computes these two with torch.matmul, where
+  // torch_npu's CheckSum looks (workloads/training/training_episode.cpp
+  // records them).
   virtual void after_attention(int /*layer*/, int /*pass*/, const torch::Tensor& /*a*/, const torch::Tensor& /*b*/,
                                const torch::Tensor& /*out*/) {}
+  // Whether at_attention wants the tensor at `point` of block `layer`; then
+  // at_attention may change it in place (contiguous; a gradient through an
+  // autograd hook on the forward tensor, the changed copy passed on).
+  virtual bool wants_attention(int /*layer*/, attention_point) { return false; }
+  virtual void at_attention(int /*layer*/, attention_point, torch::Tensor& /*t*/) {}
 };
 
 // A hooked GEMM as GEMM checks read it (protocol/views/training_view.hpp):

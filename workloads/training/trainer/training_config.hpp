@@ -30,6 +30,11 @@ struct model_config {
   // ones, no biases in the linear layers.
   bool swiglu = false, rope = false, bias = true;
   int ffn = 0;  // the MLP's hidden width; 0: 4 x width (GELU), LLaMA's 8/3 x width up to a multiple of 8 (SwiGLU)
+  // Not a config file field: set for a faulty episode whose site is inside
+  // the softmax (attn_row_max:, attn_row_sum:), its clean twin and its
+  // recomputations. Softmax as max, exp(x - max), sum, divide
+  // (trainer/attention.cpp), whose bits differ from torch::softmax's.
+  bool explicit_softmax = false;
   int ffn_width() const { return ffn > 0 ? ffn : swiglu ? (8 * width / 3 + 7) / 8 * 8 : 4 * width; }
   // "": valid; else what is wrong, naming the field.
   std::string invalid() const;
