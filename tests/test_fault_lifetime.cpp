@@ -18,6 +18,31 @@ using namespace sdc;
 using namespace sdc::train;
 using namespace sdc::testing;
 
+// Trains c.steps steps on rank 1's site S with lifetime LIFE under the
+// driver's recompute service (the plan fires at step 6, after clean steps
+// from START), recording every event.
+template <class Data>
+std::vector<event> lifetime_run(const train_config& c, const Data& d, const fault_site& s, const char* life,
+                                test_injector& inj, int64_t start_step) {
+  inj.plan.rank = 1, inj.fire_at = 6;
+  dp_trainer t(c.model, c.optim, c.dp, &d.train);
+  replica start = fresh_replica(c.model, 3);
+  start.step = start_step;
+  t.start_from(start);
+  while (t.global_step() < inj.fire_at) t.step(nullptr);  // clean steps up to the fault's
+  site_injector site(s, c.model, 1.0);
+  recompute_service svc(s, c.model, 1.0, parse_fault_lifetime(life), inj.plan.spec, false);
+  svc.begin(&t, [](int64_t) { return 0.5; });
+  recorder rec;
+  rec.site = &site;
+  for (int64_t k = 0; k < c.steps; ++k) {
+    inj.step = t.global_step();
+    site.arm(&svc.injector_for(inj, 1, k, t.global_step()));
+    t.step(&rec);
+  }
+  return std::move(rec.events);
+}
+
 // Lifetimes (fault_lifetime.hpp): the axis's values parse and print back;
 // an intermittent fault is on at its first step, then follows its two-state
 // chain step to step; a permanent one is always on.
@@ -82,27 +107,9 @@ TEST(FaultLifetime, AStuckWeightIsForcedAsEachStepBegins) {
   const auto d = load_train_data(c);
   const fault_site s = parse_fault_site("weight:blocks.0.mlp.fc1.weight");
   auto run_with = [&](const char* life, test_injector& inj) {
-    std::string why, axis;
-    const auto model = parse_fault_model("bitflip");
-    inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice("mant23"), fp32(), &why, &axis), site_rule{}};
-    inj.plan.rank = 1, inj.fire_at = 6;
-    dp_trainer t(c.model, c.optim, c.dp, &d.train);
-    replica start = fresh_replica(c.model, 3);
-    start.step = 5;
-    t.start_from(start);
-    t.step(nullptr);  // step 5: clean
-    site_injector site(s, c.model, 1.0);
-    recompute_service svc(s, c.model, 1.0, parse_fault_lifetime(life), inj.plan.spec, false);
-    svc.begin(&t, [](int64_t) { return 0.5; });
-    recorder rec;
-    rec.site = &site;
-    for (int64_t k = 0; k < c.steps; ++k) {
-      inj.step = t.global_step();
-      site.arm(&svc.injector_for(inj, 1, k, t.global_step()));
-      t.step(&rec);
-    }
+    inj.plan.spec = spec_for("bitflip", "mant23", fp32());
     std::vector<event> at7;
-    for (auto& e : rec.events)
+    for (auto& e : lifetime_run(c, d, s, life, inj, 5))
       if (e.step == 7 && e.what.rfind("weight:", 0) == 0) at7.push_back(e);
     return at7;
   };
@@ -142,25 +149,8 @@ TEST(FaultLifetime, APermanentScaleFaultRecursAtTheSameBlock) {
   const auto layers = linear_names(c.model);
   const std::string at = fmt::format("quant {} forward 1 block_scale", std::find(layers.begin(), layers.end(), s.name) - layers.begin());
   auto run_with = [&](const char* life, test_injector& inj) {
-    std::string why, axis;
-    const auto model = parse_fault_model("bitflip");
-    inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice("exp8"), e8m0(), &why, &axis), site_rule{}};
-    inj.plan.rank = 1, inj.fire_at = 6;
-    dp_trainer t(c.model, c.optim, c.dp, &d.train);
-    replica start = fresh_replica(c.model, 3);
-    start.step = 6;
-    t.start_from(start);
-    site_injector site(s, c.model, 1.0);
-    recompute_service svc(s, c.model, 1.0, parse_fault_lifetime(life), inj.plan.spec, false);
-    svc.begin(&t, [](int64_t) { return 0.5; });
-    recorder rec;
-    rec.site = &site;
-    for (int64_t k = 0; k < c.steps; ++k) {
-      inj.step = t.global_step();
-      site.arm(&svc.injector_for(inj, 1, k, t.global_step()));
-      t.step(&rec);
-    }
-    for (auto& e : rec.events)
+    inj.plan.spec = spec_for("bitflip", "exp8", e8m0());
+    for (auto& e : lifetime_run(c, d, s, life, inj, 6))
       if (e.step == 7 && e.rank == 1 && e.what == at) return e.value;
     return torch::Tensor();
   };

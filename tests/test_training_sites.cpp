@@ -93,10 +93,7 @@ void check_site(const std::string& site_text, const std::string& model_text, con
   const auto d = load_train_data(c);
   ASSERT_EQ(check_site(s, c.model), "");
   test_injector inj;
-  std::string why, axis;
-  const auto model = parse_fault_model(model_text);
-  inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice(bit), site_format(s, c.model), &why, &axis),
-                   parse_site_rule(element)};
+  inj.plan.spec = spec_for(model_text, bit, site_format(s, c.model), parse_site_rule(element));
   inj.plan.rank = 1, inj.fire_at = 6;  // the second step: run_sites() starts from a replica at step 5
   site_injector site(s, c.model, 1.0);
   const auto clean = run_sites(c, d, nullptr, nullptr);
@@ -200,10 +197,7 @@ void check_mx_site(const std::string& site_text, const std::string& model_text, 
   const fault_site s = parse_fault_site(site_text);
   ASSERT_EQ(check_site(s, c.model), "");
   test_injector inj;
-  std::string why, axis;
-  const auto model = parse_fault_model(model_text);
-  inj.plan.spec = {model, *resolve_fault_bits(model, parse_bit_choice(bit), site_format(s, c.model), &why, &axis),
-                   parse_site_rule("uniform")};
+  inj.plan.spec = spec_for(model_text, bit, site_format(s, c.model), parse_site_rule("uniform"));
   inj.plan.rank = 1, inj.fire_at = 6;
   site_injector site(s, c.model, 1.0);
   const auto clean = run_sites(c, d, nullptr, nullptr);

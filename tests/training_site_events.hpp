@@ -25,6 +25,14 @@ struct event {
   torch::Tensor value;
 };
 
+// A fault spec as a suite would give it: MODEL (e.g. "bitflip") with the bit
+// choice BIT resolved for the site's format F, elements chosen by RULE.
+inline fault_spec spec_for(const std::string& model_text, const std::string& bit, const format& f, site_rule rule = {}) {
+  std::string why, axis;
+  const auto model = parse_fault_model(model_text);
+  return {model, *resolve_fault_bits(model, parse_bit_choice(bit), f, &why, &axis), rule};
+}
+
 // Applies the plan like the trial driver does, recording what it did.
 struct test_injector final : step_injector {
   fault_plan plan;
