@@ -30,6 +30,8 @@ TEST(PlanCli, RanksPoliciesOnATrainingSetForEachPresetWithARate) {
   std::ifstream in((dir + "/plan.json"));
   const auto j = nlohmann::json::parse(in);
   ASSERT_EQ(j["runs"].size(), 2u);
+  ASSERT_EQ(j["skipped"].size(), 1u);  // the preset without a rate, named in the file too
+  EXPECT_EQ(j["skipped"][0]["fleet"], "meta_ai_fleet_2025");
   for (const auto& run : j["runs"]) {
     ASSERT_GT(run["policies"].size(), 3u);
     EXPECT_EQ(run["policies"][0]["rank"], 1);

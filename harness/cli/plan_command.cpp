@@ -99,18 +99,20 @@ int run_plan(const plan_cli_options& o) {
     for (const auto& f : fleet_preset_files()) fleets.push_back(read_plan_fleet(f));
   else
     for (const auto& f : o.fleets) fleets.push_back(read_plan_fleet(plan_fleet_path(f)));
-  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json runs = nlohmann::json::array(), skipped = nlohmann::json::array();
   for (const auto& file : o.sets) {
     const plan_table t = make_plan_table(load_result_set(file), file);
     for (const auto& f : fleets) {
-      if (!f.rate) {
-        std::cout << fmt::format("\n{}: fleet {}: no rate per hour is published ({}); skipped\n", file, f.name, f.rate_source);
+      if (!f.rate) {  // no run, and --out says so: a skipped fleet is not silently absent
+        const std::string why = fmt::format("no rate per hour is published ({})", f.rate_source);
+        std::cout << fmt::format("\n{}: fleet {}: {}; skipped\n", file, f.name, why);
+        skipped.push_back({{"set", portable_path(file)}, {"fleet", f.name}, {"reason", why}});
         continue;
       }
       runs.push_back(plan_one(t, job, f, o));
     }
   }
-  if (!o.out.empty()) write_json_atomic(o.out, {{"schema", "sdcbench.plan/1"}, {"runs", runs}});
+  if (!o.out.empty()) write_json_atomic(o.out, {{"schema", "sdcbench.plan/1"}, {"runs", runs}, {"skipped", skipped}});
   return 0;
 }
 
